@@ -1,0 +1,77 @@
+// Oracle base class: the counting and timing every oracle call goes through.
+//
+// Design: each oracle interface (structured max-oracle, weak learner, block loss, ...) is an
+// abstract class deriving from Oracle, with *public non-virtual* entry points that open a
+// CallScope and then call a *protected virtual* implementation. Solvers can only reach the
+// counted entry points, so a solver cannot forget to count (non-virtual interface idiom; this
+// replaces the proxy object of design.md: same guarantee, no second object, no extra virtual
+// hop). The runner attaches one OracleCounters per run.
+//
+// While the recorder evaluates a checkpoint, `evaluating` is set: calls made then (e.g. the n
+// max-oracle calls of the SSVM primal) are counted as evaluation, not training, and their time
+// is excluded from the solver clock by the recorder.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dualgap/plugin_object.hpp"
+
+namespace dualgap {
+
+struct OracleCounters {
+  std::int64_t exact_calls = 0;        ///< exact oracle calls made by training
+  std::int64_t approx_calls = 0;       ///< approximate (cached, working-set) calls by training
+  std::int64_t eval_calls = 0;         ///< calls made while evaluating a checkpoint
+  double oracle_time_s = 0;            ///< time inside exact oracle calls, training only
+  double approx_time_s = 0;            ///< time inside approximate calls, training only
+  double eval_oracle_time_s = 0;       ///< time inside calls made by evaluation
+  bool evaluating = false;
+};
+
+enum class CallKind { exact, approximate };
+
+class DUALGAP_API Oracle : public PluginObject {
+ public:
+  /// Names of the oracle interfaces this object implements, e.g. {"structured"}.
+  virtual std::vector<std::string> interfaces() const = 0;
+
+  void attach_counters(OracleCounters* counters) { counters_ = counters; }
+  OracleCounters* counters() const { return counters_; }
+
+  /// Counts one call and times it (RAII). Use in the public entry points of an interface.
+  class CallScope {
+   public:
+    CallScope(const Oracle& oracle, CallKind kind)
+        : c_(oracle.counters_), kind_(kind), start_(std::chrono::steady_clock::now()) {}
+    ~CallScope() {
+      if (!c_) return;
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (c_->evaluating) {
+        ++c_->eval_calls;
+        c_->eval_oracle_time_s += dt;
+      } else if (kind_ == CallKind::exact) {
+        ++c_->exact_calls;
+        c_->oracle_time_s += dt;
+      } else {
+        ++c_->approx_calls;
+        c_->approx_time_s += dt;
+      }
+    }
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+
+   private:
+    OracleCounters* c_;
+    CallKind kind_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+ private:
+  OracleCounters* counters_ = nullptr;
+};
+
+}  // namespace dualgap

@@ -1,0 +1,105 @@
+// Parameter schemas and validated parameter values.
+//
+// A plugin declares its parameters once (name, type, default, range, doc). The core validates
+// the YAML against that schema (unknown key, wrong type, out-of-range value, missing required
+// value are errors with file:line:column) and hands the plugin a Params object in which every
+// declared parameter has a value of the declared type.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dualgap/api.hpp"
+
+namespace dualgap {
+
+using json = nlohmann::json;
+
+enum class ParamType {
+  boolean,
+  integer,
+  real,      ///< a number; also accepts expressions in n, d, K ("1/n", "10/n") evaluated at run time
+  string,
+  choice,    ///< one string of `choices`
+  path,      ///< a file path; ${VAR} expanded, checked to exist when `required`
+  real_list,
+  int_list,
+  string_list,
+  object,    ///< free-form mapping, passed through as JSON (e.g. nested plugin parameters)
+};
+
+DUALGAP_API const char* to_string(ParamType t);
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::real;
+  json default_value;             ///< null: required (unless `optional`)
+  std::optional<double> min;      ///< inclusive bounds for numbers
+  std::optional<double> max;
+  std::vector<std::string> choices;
+  std::string doc;
+  bool optional = false;          ///< may be absent (no default); then Params::has() is false
+};
+
+/// Builders that keep plugin schemas short and readable.
+inline ParamSpec real_param(std::string name, json def, std::string doc,
+                            std::optional<double> min = std::nullopt,
+                            std::optional<double> max = std::nullopt) {
+  return {std::move(name), ParamType::real, std::move(def), min, max, {}, std::move(doc)};
+}
+inline ParamSpec int_param(std::string name, json def, std::string doc,
+                           std::optional<double> min = std::nullopt,
+                           std::optional<double> max = std::nullopt) {
+  return {std::move(name), ParamType::integer, std::move(def), min, max, {}, std::move(doc)};
+}
+inline ParamSpec bool_param(std::string name, bool def, std::string doc) {
+  return {std::move(name), ParamType::boolean, json(def), {}, {}, {}, std::move(doc)};
+}
+inline ParamSpec string_param(std::string name, json def, std::string doc) {
+  return {std::move(name), ParamType::string, std::move(def), {}, {}, {}, std::move(doc)};
+}
+inline ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices,
+                              std::string doc) {
+  return {std::move(name), ParamType::choice, json(def), {}, {}, std::move(choices), std::move(doc)};
+}
+inline ParamSpec path_param(std::string name, json def, std::string doc) {
+  return {std::move(name), ParamType::path, std::move(def), {}, {}, {}, std::move(doc)};
+}
+
+class ParamError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Validated parameters. Values are stored as JSON; numeric expressions are already evaluated.
+class DUALGAP_API Params {
+ public:
+  Params() = default;
+  explicit Params(json values) : values_(std::move(values)) {}
+
+  bool has(const std::string& key) const { return values_.contains(key) && !values_[key].is_null(); }
+  template <class T>
+  T get(const std::string& key) const {
+    if (!has(key)) throw ParamError("parameter '" + key + "' is not set");
+    return values_.at(key).get<T>();
+  }
+  template <class T>
+  T get_or(const std::string& key, T fallback) const {
+    return has(key) ? values_.at(key).get<T>() : fallback;
+  }
+  const json& raw() const { return values_; }
+  json& raw() { return values_; }
+
+ private:
+  json values_ = json::object();
+};
+
+/// Evaluates a numeric expression such as "1/n", "0.1/n", "1e-3", "2*K", "(n-1)*K".
+/// Variables: n (training examples), d (features), K (classes), N (training units).
+/// Throws ParamError with the expression and the position of the problem.
+DUALGAP_API double evaluate_expression(const std::string& expr, const json& vars);
+
+}  // namespace dualgap

@@ -1,0 +1,75 @@
+// Plugin discovery and loading (Boost.DLL).
+#pragma once
+
+#include <boost/dll/shared_library.hpp>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dualgap/plugin.hpp"
+
+namespace dualgap {
+
+class PluginLoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct LoadedPlugin {
+  std::string path;
+  std::shared_ptr<boost::dll::shared_library> library;
+  const PluginDescription* description = nullptr;
+  const std::string& name() const { return description->name; }
+  Kind kind() const { return description->kind; }
+};
+
+/// Loads one plugin file. Throws PluginLoadError naming the file and the reason (not a shared
+/// library, no `dualgap_plugin` symbol, built for another API version).
+DUALGAP_API LoadedPlugin load_plugin_file(const std::string& path);
+
+/// Creates an object of the plugin; the object keeps the plugin's library loaded.
+template <class T>
+std::shared_ptr<T> create_object(const LoadedPlugin& p, const Params& params) {
+  std::unique_ptr<PluginObject> obj = p.description->create(params);
+  T* typed = dynamic_cast<T*>(obj.get());
+  if (!typed)
+    throw PluginLoadError(p.path + ": plugin '" + p.name() + "' declares kind " +
+                          to_string(p.kind()) + " but its object does not implement that interface");
+  obj.release();
+  auto lib = p.library;
+  return std::shared_ptr<T>(typed, [lib](T* t) { delete static_cast<PluginObject*>(t); });
+}
+
+class DUALGAP_API PluginRegistry {
+ public:
+  /// The build dir's plugin folder, the install dir (relative to the executable), then each
+  /// folder of DUALGAP_PLUGIN_PATH (colon-separated). Later folders win on name clashes.
+  static std::vector<std::string> default_search_path();
+  /// Loads every *.so in the folders. Files that fail to load are reported in `problems`.
+  void scan(const std::vector<std::string>& dirs);
+  void add(LoadedPlugin p);
+  /// Throws std::runtime_error listing the available plugins of that kind when missing.
+  const LoadedPlugin& get(Kind kind, const std::string& name) const;
+  const LoadedPlugin* find(Kind kind, const std::string& name) const;
+  /// Looks a name up over all kinds (for `describe`).
+  std::vector<const LoadedPlugin*> find_any(const std::string& name) const;
+  const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
+  const std::vector<std::string>& problems() const { return problems_; }
+  std::vector<std::string> names(Kind kind) const;
+
+  /// Creates an object of a registered plugin with already-validated parameters.
+  template <class T>
+  std::shared_ptr<T> create(Kind kind, const std::string& name, const Params& params) const {
+    return create_object<T>(get(kind, name), params);
+  }
+
+ private:
+  std::vector<LoadedPlugin> plugins_;
+  std::vector<std::string> problems_;
+};
+
+/// The process-wide registry, scanned on first use over default_search_path().
+DUALGAP_API PluginRegistry& registry();
+
+}  // namespace dualgap

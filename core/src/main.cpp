@@ -1,0 +1,2 @@
+#include <iostream>
+int main() { std::cerr << "dualgap: CLI under construction\n"; return 2; }
