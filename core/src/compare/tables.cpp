@@ -1,0 +1,283 @@
+// Epsilon tables with censoring, final values, status counts; text formatting.
+//
+// A run that never reaches eps is not dropped: it contributes a censored value "> budget",
+// its last recorded x. Order statistics put censored runs after every reached one, so a
+// median that falls on them is reported as "> smallest budget among the censored" (true: more
+// than half the runs lie above that budget).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "compare/model.hpp"
+
+using nlohmann::json;
+
+namespace dualgap::compare {
+
+namespace {
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+double last_finite(const std::vector<double>& v) {
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (std::isfinite(*it)) return *it;
+  return kNaN;
+}
+
+json cell_json(const CensoredStats& s) {
+  return {{"total", s.total},           {"reached", s.reached}, {"median", num(s.median)},
+          {"median_censored", s.median_censored}, {"min", num(s.min)}, {"max", num(s.max)},
+          {"max_censored", s.max_censored}};
+}
+
+const std::vector<std::string> kReachAxes = {"time", "passes", "oracle_calls"};
+const std::vector<std::string> kFinalColumns = {"primal", "dual", "gap", "train_error", "test_error",
+                                                "time", "passes", "oracle_calls"};
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (!std::isfinite(v)) return "-";
+  if (v == 0) return "0";
+  const double a = std::abs(v);
+  if (a >= 1e5 || a < 1e-3) return fmt::format("{:.3g}", v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+Hit first_reach(const std::vector<double>& x, const std::vector<double>& y, double eps) {
+  Hit h;
+  const std::size_t n = std::min(x.size(), y.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!std::isfinite(x[k])) continue;
+    h.value = x[k];  // budget so far
+    if (std::isfinite(y[k]) && y[k] <= eps) {
+      h.reached = true;
+      return h;
+    }
+  }
+  if (!std::isfinite(h.value)) h.value = 0;  // nothing recorded: censored at zero budget
+  return h;
+}
+
+CensoredStats censored_stats(const std::vector<Hit>& hits) {
+  CensoredStats s;
+  s.total = static_cast<int>(hits.size());
+  if (hits.empty()) return s;
+  std::vector<double> reached, censored;
+  for (const auto& h : hits) (h.reached ? reached : censored).push_back(h.value);
+  std::sort(reached.begin(), reached.end());
+  std::sort(censored.begin(), censored.end());
+  s.reached = static_cast<int>(reached.size());
+  if (!reached.empty()) s.min = reached.front();
+  if (!censored.empty()) {
+    s.max = censored.back();
+    s.max_censored = true;
+  } else {
+    s.max = reached.back();
+  }
+  const std::size_t n = hits.size(), r = reached.size();
+  // Order: reached ascending, then censored (unknown values, all beyond the reached ones).
+  if (n % 2 == 1) {
+    const std::size_t m = n / 2;
+    if (m < r) s.median = reached[m];
+    else s.median_censored = true;
+  } else {
+    const std::size_t m = n / 2;  // middle pair m-1, m
+    if (m < r) s.median = 0.5 * (reached[m - 1] + reached[m]);
+    else s.median_censored = true;
+  }
+  if (s.median_censored) s.median = censored.front();
+  return s;
+}
+
+json compute_tables(const RunSet& set, const std::string& y, const std::vector<double>& eps, const Options& options) {
+  json out;
+  out["schema"] = "dualgap.compare/1";
+  out["y"] = y;
+  out["eps"] = eps;
+  out["oracle_cost"] = options.oracle_cost;
+  out["problems"] = json::array();
+  for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
+    const Problem& p = set.problems[pi];
+    const std::string ry = resolve_y(p, y);
+    json jp = {{"key", p.key},
+               {"label", p.label},
+               {"approximate", p.approximate},
+               {"has_dual", p.has_dual},
+               {"best_upper", num(p.best_upper)},
+               {"best_lower", num(p.best_lower)},
+               {"y", ry},
+               {"y_label", ry.empty() ? std::string("(not available)") : axis_label(ry, options.oracle_cost)},
+               {"runs", p.runs.size()},
+               {"solvers", json::array()}};
+    std::vector<std::string> axes;
+    for (const auto& a : kReachAxes)
+      for (std::size_t r : p.runs)
+        if (set.runs[r].column(a)) {
+          axes.push_back(a);
+          break;
+        }
+    jp["reach_axes"] = axes;
+    for (const auto& solver : p.solvers) {
+      std::vector<const Run*> runs;
+      for (std::size_t r : p.runs)
+        if (set.runs[r].solver == solver) runs.push_back(&set.runs[r]);
+      json js = {{"solver", solver}, {"runs", runs.size()}};
+      std::map<std::string, int> status;
+      for (const Run* r : runs) status[r->status]++;
+      js["status"] = status;
+      js["failed"] = status.count("failed") ? status["failed"] : 0;
+      js["timeouts"] = status.count("timeout") ? status["timeout"] : 0;
+      js["diverged"] = status.count("diverged") ? status["diverged"] : 0;
+      // time / passes / oracle calls to reach each eps
+      std::vector<std::vector<double>> ys;
+      for (const Run* r : runs) ys.push_back(ry.empty() ? std::vector<double>{} : series(set, *r, ry, options.oracle_cost));
+      std::map<std::string, std::vector<std::vector<double>>> xs;
+      for (const auto& a : axes)
+        for (const Run* r : runs) xs[a].push_back(series(set, *r, a, options.oracle_cost));
+      json reach = json::array();
+      if (!ry.empty())
+        for (double e : eps) {
+          json je = {{"eps", e}};
+          for (const auto& a : axes) {
+            std::vector<Hit> hits;
+            for (std::size_t i = 0; i < runs.size(); ++i) hits.push_back(first_reach(xs[a][i], ys[i], e));
+            je[a] = cell_json(censored_stats(hits));
+          }
+          reach.push_back(std::move(je));
+        }
+      js["reach"] = std::move(reach);
+      // final values: median and range of each run's last recorded value
+      json fin = json::object();
+      std::vector<std::string> names = kFinalColumns;
+      if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
+      for (const auto& name : names) {
+        std::vector<double> v;
+        for (const Run* r : runs) {
+          double f = last_finite(series(set, *r, name, options.oracle_cost));
+          if (std::isfinite(f)) v.push_back(f);
+        }
+        if (v.empty()) continue;
+        auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+        fin[name] = {{"median", num(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
+      }
+      js["final"] = std::move(fin);
+      jp["solvers"].push_back(std::move(js));
+    }
+    out["problems"].push_back(std::move(jp));
+  }
+  json runs = json::array();
+  for (const Run& r : set.runs) {
+    const std::string ry = resolve_y(set.problems[r.problem], y);
+    json fin = json::object();
+    for (const auto& name : {ry, std::string("primal"), std::string("dual"), std::string("gap"),
+                             std::string("test_error"), std::string("time"), std::string("passes")}) {
+      if (name.empty()) continue;
+      fin[name] = num(last_finite(series(set, r, name, options.oracle_cost)));
+    }
+    runs.push_back({{"path", r.path},
+                    {"experiment", r.experiment},
+                    {"run_id", r.run_id},
+                    {"solver", r.solver},
+                    {"problem", r.problem},
+                    {"status", r.status},
+                    {"message", r.message},
+                    {"approximate", r.approximate},
+                    {"checkpoints", r.column("passes") ? r.column("passes")->size()
+                                                       : (r.curve.empty() ? 0 : r.curve.begin()->second.size())},
+                    {"final", std::move(fin)}});
+  }
+  out["runs"] = std::move(runs);
+  out["warnings"] = set.warnings;
+  return out;
+}
+
+std::string format_cell(const json& c) {
+  auto get = [&](const char* k) { return c.at(k).is_number() ? c.at(k).get<double>() : kNaN; };
+  const int total = c.at("total").get<int>(), reached = c.at("reached").get<int>();
+  if (total == 0) return "-";
+  std::string med = (c.at("median_censored").get<bool>() ? ">" : "") + format_number(get("median"));
+  std::string lo = reached > 0 ? format_number(get("min")) : "-";
+  std::string hi = (c.at("max_censored").get<bool>() ? ">" : "") + format_number(get("max"));
+  if (total == 1) return fmt::format("{} {}/{}", med, reached, total);
+  return fmt::format("{} [{}, {}] {}/{}", med, lo, hi, reached, total);
+}
+
+std::string format_text(const json& t) {
+  std::string s;
+  const double k = t.value("oracle_cost", 1.0);
+  for (std::size_t pi = 0; pi < t["problems"].size(); ++pi) {
+    const json& p = t["problems"][pi];
+    s += fmt::format("Problem {}/{}: {}  ({} runs)\n", pi + 1, t["problems"].size(), p["label"].get<std::string>(),
+                     p["runs"].get<std::size_t>());
+    auto bound = [](const json& v) { return v.is_number() ? format_number(v.get<double>()) : std::string("none"); };
+    s += fmt::format("  best upper bound (lowest primal) {}, best lower bound (highest certified dual) {}\n",
+                     bound(p["best_upper"]), bound(p["best_lower"]));
+    if (!p["has_dual"].get<bool>())
+      s += "  no certified dual: suboptimality is the relative objective (F - F_best)/F_best\n";
+    if (p["approximate"].get<bool>())
+      s += "  WARNING: approximate primal/dual (approximate oracle, e.g. Potts alpha-expansion): "
+           "bounds are not certified, gaps may be negative\n";
+    if (k != 1.0)
+      s += fmt::format("  time replayed as if each exact oracle call cost x{:g} (from recorded oracle time)\n", k);
+    s += "\n  Runs and status:\n";
+    for (const auto& js : p["solvers"]) {
+      std::string st;
+      for (auto& [name, n] : js["status"].items()) st += fmt::format("{}{} {}", st.empty() ? "" : ", ", name, n.get<int>());
+      s += fmt::format("    {:<20} {:>4} runs  ({})\n", js["solver"].get<std::string>(), js["runs"].get<int>(), st);
+    }
+    const std::string y = p["y"].get<std::string>();
+    if (!y.empty() && !t["eps"].empty()) {
+      s += fmt::format("\n  To reach {} <= eps: median [min, max] reached/runs; '>' = censored at the run's budget\n",
+                       p["y_label"].get<std::string>());
+      std::string header = fmt::format("    {:<20} {:<13}", "solver", "measure");
+      for (const auto& e : t["eps"]) header += fmt::format(" {:<26}", "eps=" + format_number(e.get<double>()));
+      s += header + "\n";
+      for (const auto& js : p["solvers"]) {
+        for (const auto& a : p["reach_axes"]) {
+          const std::string axis = a.get<std::string>();
+          std::string line = fmt::format("    {:<20} {:<13}", js["solver"].get<std::string>(), axis);
+          for (const auto& je : js["reach"]) line += fmt::format(" {:<26}", format_cell(je[axis]));
+          s += line + "\n";
+        }
+      }
+    }
+    s += "\n  Final values: median [min, max]\n";
+    std::vector<std::string> cols;
+    for (const auto& js : p["solvers"])
+      for (auto& [name, v] : js["final"].items())
+        if (std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
+    std::string header = fmt::format("    {:<20}", "solver");
+    for (const auto& c : cols) header += fmt::format(" {:<24}", c);
+    s += header + "\n";
+    for (const auto& js : p["solvers"]) {
+      std::string line = fmt::format("    {:<20}", js["solver"].get<std::string>());
+      for (const auto& c : cols) {
+        std::string cell = "-";
+        if (js["final"].contains(c)) {
+          const json& f = js["final"][c];
+          cell = fmt::format("{} [{}, {}]", format_number(f["median"].is_number() ? f["median"].get<double>() : kNaN),
+                             format_number(f["min"].get<double>()), format_number(f["max"].get<double>()));
+        }
+        line += fmt::format(" {:<24}", cell);
+      }
+      s += line + "\n";
+    }
+    s += "\n";
+  }
+  int bad = 0;
+  for (const auto& r : t["runs"]) {
+    const std::string st = r["status"].get<std::string>();
+    if (st == "failed" || st == "timeout" || st == "diverged") {
+      if (bad++ == 0) s += "Runs that did not finish normally:\n";
+      s += fmt::format("  {:<9} {} ({}): {}\n", st, r["run_id"].get<std::string>(), r["solver"].get<std::string>(),
+                       r["message"].get<std::string>());
+    }
+  }
+  for (const auto& w : t["warnings"]) s += "warning: " + w.get<std::string>() + "\n";
+  return s;
+}
+
+}  // namespace dualgap::compare
