@@ -1,0 +1,132 @@
+// Benchmark of `dualgap compare` (issue 7 targets):
+//   1. 1000 runs x 200 checkpoints (10 problems x 4 solvers x 25 repeats): compare --table,
+//      --json and --html must finish in under 5 s;
+//   2. HTML report of a 40-run experiment (4 solvers x 10 repeats): under 5 MB, renders in
+//      headless Chromium in under 2 s (in-page drawing time and the browser's wall time).
+//
+// usage: compare_bench [RUNS=1000] [CHECKPOINTS=200]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "../tests/compare/synthetic.hpp"
+#include "compare/compare.hpp"
+#include "compare/model.hpp"
+
+namespace fs = std::filesystem;
+using namespace dualgap::compare;
+using dualgap::compare::testing::SyntheticRun;
+using dualgap::compare::testing::TempDir;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void generate(const fs::path& root, const std::string& experiment, int problems, int solvers, int repeats,
+              int checkpoints) {
+  const char* names[] = {"BCFW", "MP-BCFW", "MP-BCFW-avg", "SSG", "FW", "BCFW-avg"};
+  for (int p = 0; p < problems; ++p)
+    for (int s = 0; s < solvers; ++s)
+      for (int r = 0; r < repeats; ++r) {
+        SyntheticRun run;
+        run.experiment = experiment;
+        run.solver = names[s % 6];
+        run.problem_key = "problem-" + std::to_string(p);
+        run.run_id = fmt::format("p{}-{}-r{}", p, run.solver, r);
+        run.seed = r;
+        run.checkpoints = checkpoints;
+        run.rate = 0.02 * (s + 1);
+        run.optimum = 1.0 + p;
+        if (r == 0 && s == 0) run.status = "timeout";
+        dualgap::compare::testing::write_run(root, synthetic_run_json(run));
+      }
+}
+
+int run_quiet(const std::vector<std::string>& args) {
+  std::ostringstream sink;
+  auto* old = std::cout.rdbuf(sink.rdbuf());
+  int rc = compare_main(args);
+  std::cout.rdbuf(old);
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 1000;
+  const int checkpoints = argc > 2 ? std::atoi(argv[2]) : 200;
+  TempDir tmp;
+
+  // ---- 1. many runs ----
+  const int problems = std::max(1, runs / 100), solvers = 4, repeats = std::max(1, runs / (problems * solvers));
+  generate(tmp.path / "big", "big", problems, solvers, repeats, checkpoints);
+  const int total = problems * solvers * repeats;
+  const std::string dir = (tmp.path / "big").string();
+  auto t0 = std::chrono::steady_clock::now();
+  RunSet set = load_runs({dir});
+  const double t_load = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  auto tables = compute_tables(set, "primal_subopt", {1e-1, 1e-2, 1e-3, 1e-4}, Options{});
+  const double t_tables = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  int rc = run_quiet({dir, "--table"});
+  const double t_table = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  rc |= run_quiet({dir, "--json=" + (tmp.path / "big.json").string()});
+  const double t_json = seconds_since(t0);
+  const std::string big_html = (tmp.path / "big.html").string();
+  t0 = std::chrono::steady_clock::now();
+  rc |= run_quiet({dir, "--html", big_html});
+  const double t_html = seconds_since(t0);
+  std::cout << fmt::format("compare over {} runs x {} checkpoints ({} problems):\n", total, checkpoints, problems)
+            << fmt::format("  load+group {:.3f} s, tables {:.3f} s\n", t_load, t_tables)
+            << fmt::format("  compare --table {:.3f} s   [target < 5 s: {}]\n", t_table, t_table < 5 ? "ok" : "MISSED")
+            << fmt::format("  compare --json  {:.3f} s\n", t_json)
+            << fmt::format("  compare --html  {:.3f} s ({:.2f} MB)\n", t_html, fs::file_size(big_html) / 1e6);
+
+  // ---- 2. HTML report of a 40-run experiment ----
+  generate(tmp.path / "small", "forty", 1, 4, 10, checkpoints);
+  const std::string html = (tmp.path / "forty.html").string();
+  t0 = std::chrono::steady_clock::now();
+  rc |= run_quiet({(tmp.path / "small").string(), "--html", html, "--x", "oracle_calls"});
+  const double t_small = seconds_since(t0);
+  const double mb = fs::file_size(html) / 1e6;
+  std::cout << fmt::format("40-run HTML report: {:.3f} MB [target < 5 MB: {}], written in {:.3f} s\n", mb,
+                           mb < 5 ? "ok" : "MISSED", t_small);
+  const char* chromium = "/usr/bin/chromium";
+  if (fs::exists(chromium)) {
+    TempDir profile;
+    const std::string cmd = fmt::format(
+        "{} --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+        "--disable-component-update --disable-sync --user-data-dir={} --window-size=1200,900 --dump-dom file://{} "
+        "2>/dev/null",
+        chromium, profile.path.string(), html);
+    t0 = std::chrono::steady_clock::now();
+    std::string dom;
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char buf[65536];
+      std::size_t n;
+      while ((n = fread(buf, 1, sizeof buf, p)) > 0) dom.append(buf, n);
+      pclose(p);
+    }
+    const double wall = seconds_since(t0);
+    std::smatch m;
+    std::string ms = std::regex_search(dom, m, std::regex("data-render-ms=\"([0-9.]+)\"")) ? m[1].str() : "?";
+    std::cout << fmt::format("  headless Chromium: in-page render {} ms; whole browser run (start, load, render, "
+                             "dump, exit) {:.2f} s [target < 2 s: {}]\n",
+                             ms, wall, wall < 2 ? "ok" : "MISSED");
+  } else {
+    std::cout << "  (no /usr/bin/chromium: render time not measured)\n";
+  }
+  return rc == 0 ? 0 : 1;
+}
