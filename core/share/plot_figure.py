@@ -71,8 +71,8 @@ def main(argv):
                 ax.axis("off")
                 continue
             draw_panel(ax, row["panels"][j], spec["xlabel"])
-            if j == 0 and len(rows) > 1:
-                ax.set_ylabel(row["title"], fontsize=7)
+            if len(rows) > 1:  # several problems: name the problem above each panel
+                ax.set_title(row["title"] + "\n" + row["panels"][j]["ylabel"], fontsize=8)
             for h, l in zip(*ax.get_legend_handles_labels()):
                 if l not in handles:
                     handles[l] = h

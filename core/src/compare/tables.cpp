@@ -212,7 +212,7 @@ std::string format_text(const json& t) {
     const json& p = t["problems"][pi];
     s += fmt::format("Problem {}/{}: {}  ({} runs)\n", pi + 1, t["problems"].size(), p["label"].get<std::string>(),
                      p["runs"].get<std::size_t>());
-    auto bound = [](const json& v) { return v.is_number() ? format_number(v.get<double>()) : std::string("none"); };
+    auto bound = [](const json& v) { return v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : std::string("none"); };
     s += fmt::format("  best upper bound (lowest primal) {}, best lower bound (highest certified dual) {}\n",
                      bound(p["best_upper"]), bound(p["best_lower"]));
     if (!p["has_dual"].get<bool>())

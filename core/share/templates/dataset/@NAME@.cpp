@@ -1,0 +1,75 @@
+// @NAME@: a data set plugin. The skeleton generates K Gaussian class clusters in d dimensions
+// (class k centred at `separation` * e_{k mod d}, unit-variance noise), n training and
+// n_test test examples, deterministically from the repeat's data seed. Replace load() with
+// your reader or generator.
+//
+// The contract (dualgap/dataset.hpp, dualgap/data.hpp):
+//   load(ctx) returns Data{name, train, test, source}: rows of X are units (one per example
+//     for multi-class data); y holds one label per unit in 0..num_classes-1; sequence and graph
+//     data also fill unit_offset (and edge_offset/edges); test may be empty.
+//   It is deterministic given ctx.seed (every solver of a repeat sees the same data).
+//   Errors are std::runtime_error naming the file, the line and what was expected, e.g.
+//     "zip.train.gz:1042: expected 256 features, found 255"; Examples::check() verifies sizes.
+//   Files are found through parameters of type path (${DUALGAP_DATA} is expanded by the core).
+#include <random>
+#include <string>
+
+#include "dualgap/dataset.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+class @CLASS@ final : public dualgap::DatasetPlugin {
+ public:
+  explicit @CLASS@(const dualgap::Params& p)
+      : n_(p.get<int>("n")), n_test_(p.get<int>("n_test")), d_(p.get<int>("d")),
+        K_(p.get<int>("K")), separation_(p.get<double>("separation")) {}
+
+  dualgap::Data load(const dualgap::DatasetContext& ctx) override {
+    std::mt19937_64 rng(ctx.seed);
+    dualgap::Data data;
+    data.name = "@NAME@";
+    data.train = generate(rng, n_);
+    data.test = generate(rng, n_test_);
+    data.source = "@NAME@ generator: n=" + std::to_string(n_) + " n_test=" + std::to_string(n_test_) +
+                  " d=" + std::to_string(d_) + " K=" + std::to_string(K_) +
+                  " separation=" + std::to_string(separation_) + " seed=" + std::to_string(ctx.seed);
+    data.train.check("@NAME@ train");
+    data.test.check("@NAME@ test");
+    return data;
+  }
+
+ private:
+  dualgap::Examples generate(std::mt19937_64& rng, int n) const {
+    std::normal_distribution<double> noise;
+    std::uniform_int_distribution<int> label(0, K_ - 1);
+    dualgap::Examples ex;
+    ex.num_classes = K_;
+    dualgap::DenseMatrix X(n, d_);
+    for (int i = 0; i < n; ++i) {
+      const int k = label(rng);
+      ex.y.push_back(k);
+      for (int j = 0; j < d_; ++j) X(i, j) = noise(rng) + (j == k % d_ ? separation_ : 0.0);
+    }
+    ex.X = dualgap::FeatureMatrix(std::move(X));
+    return ex;
+  }
+
+  int n_, n_test_, d_, K_;
+  double separation_;
+};
+
+dualgap::PluginDescription describe() {
+  return dualgap::describe_plugin<@CLASS@>(
+      dualgap::Kind::dataset, "@NAME@", "0.1.0",
+      "Gaussian class clusters [dualgap new-plugin skeleton]",
+      {dualgap::int_param("n", 200, "training examples", 1),
+       dualgap::int_param("n_test", 100, "test examples", 0),
+       dualgap::int_param("d", 10, "features", 1),
+       dualgap::int_param("K", 4, "classes", 2),
+       dualgap::real_param("separation", 3.0, "distance of each class centre from the origin", 0.0)});
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)

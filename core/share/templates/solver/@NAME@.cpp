@@ -1,0 +1,118 @@
+// @NAME@: minimizes the structural SVM primal
+//     P(w) = lambda/2 ||w||^2 + (1/n) sum_i H_i(w),
+//     H_i(w) = max_y [ Delta(y_i, y) + c(y) - c(y_i) + <w, phi(x_i, y) - phi(x_i, y_i)> ]
+// by stochastic subgradient descent with step 1/(lambda t) (Pegasos: Shalev-Shwartz et al.,
+// ICML 2007, Algorithm 1 with one example per step; Ratliff et al., AISTATS 2007, for the
+// structured case). The skeleton of `dualgap new-plugin`: correct, but slow (no dual, no
+// line search); replace it with your algorithm.
+//
+// The contract of a solver (dualgap/solver.hpp):
+//   accepts()  names the oracle interfaces it can work with; the runner checks the pairing.
+//   solve(pb, ctx) runs until the recorder answers stop (budget, target gap, NaN) or the
+//     solver converges by its own rule. It never prints and never times itself for reporting:
+//     at checkpoints it hands ctx.recorder a closure that fills Metrics (primal; dual only if
+//     it is a certified lower bound; train/test error); the recorder pauses the solver clock
+//     around it and counts the oracle calls made inside as evaluation, not training.
+//   One "pass" is n oracle calls (one per training example); say so in the README if not.
+//   Randomness comes from ctx.seed only (reproducible runs, common random numbers).
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+class @CLASS@ final : public dualgap::Solver {
+ public:
+  explicit @CLASS@(const dualgap::Params& p) : sample_(p.get<std::string>("sample")) {}
+
+  std::vector<std::string> accepts() const override { return {"structured"}; }
+
+  void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
+    auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
+    if (!oracle) throw std::runtime_error("@NAME@ needs a structured oracle");
+    const dualgap::Examples& train = pb.data->train;
+    const dualgap::Examples& test = pb.data->test;
+    const std::size_t n = train.num_examples();
+    const double lambda = pb.lambda;
+    if (n == 0) throw std::runtime_error("@NAME@: empty training set");
+    if (!(lambda > 0)) throw std::runtime_error("@NAME@: needs lambda > 0");
+    const auto d = static_cast<std::size_t>(train.num_features());
+    const int K = train.num_classes;
+    dualgap::Vector w = dualgap::Vector::Zero(static_cast<Eigen::Index>(oracle->dim(d, K)));
+
+    dualgap::Labeling lab;
+    std::vector<double> scores;
+    // <w, phi(x_i, y)> from the unary score table the oracle leaves in `scores`.
+    auto joint_score = [&](const dualgap::Examples& ex, std::size_t i, const int* y) {
+      double s = 0;
+      for (int u = 0; u < ex.units_of(i); ++u) s += scores[static_cast<std::size_t>(u) * K + y[u]];
+      if (oracle->uses_transitions()) {
+        const double* T = w.data() + d * K;
+        oracle->for_each_pair(ex, i, [&](int a, int b) { s += T[y[a] * K + y[b]]; });
+      }
+      return s;
+    };
+    auto error_rate = [&](const dualgap::Examples& ex) {
+      double wrong = 0, units = 0;
+      for (std::size_t i = 0; i < ex.num_examples(); ++i) {
+        oracle->decode(ex, i, w, lab, scores);
+        for (int u = 0; u < ex.units_of(i); ++u) wrong += lab.labels[u] != ex.y[ex.unit_begin(i) + u];
+        units += ex.units_of(i);
+      }
+      return units > 0 ? wrong / units : 0.0;
+    };
+    auto eval = [&](dualgap::Metrics& m) {
+      double hinge = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        oracle->max_oracle(train, i, w, lab, scores);
+        const int* truth = train.y.data() + train.unit_begin(i);
+        hinge += lab.loss + lab.constant - oracle->constant(train, i, truth) +
+                 joint_score(train, i, lab.labels.data()) - joint_score(train, i, truth);
+      }
+      m.primal = 0.5 * lambda * w.squaredNorm() + hinge / n;
+      m.train_error = error_rate(train);
+      if (test.num_examples() > 0) m.test_error = error_rate(test);
+    };
+
+    auto& rec = *ctx.recorder;
+    if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
+    std::mt19937_64 rng(ctx.seed);
+    std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+    std::vector<int> truth;
+    std::size_t t = 0;
+    for (double passes = 1;; passes += 1) {
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = sample_ == "uniform" ? pick(rng) : k;
+        ++t;
+        const double eta = 1.0 / (lambda * static_cast<double>(t));
+        oracle->max_oracle(train, i, w, lab, scores);
+        // Subgradient of lambda/2 ||w||^2 + H_i(w): lambda w + phi(yhat) - phi(y_i).
+        w *= 1.0 - eta * lambda;
+        truth.assign(train.y.begin() + train.unit_begin(i), train.y.begin() + train.unit_end(i));
+        oracle->add_joint_features(train, i, truth.data(), eta, w);
+        oracle->add_joint_features(train, i, lab.labels.data(), -eta, w);
+      }
+      if (rec.due(passes) && rec.checkpoint(passes, eval) == dualgap::Action::stop) return;
+    }
+  }
+
+ private:
+  std::string sample_;
+};
+
+dualgap::PluginDescription describe() {
+  return dualgap::describe_plugin<@CLASS@>(
+      dualgap::Kind::solver, "@NAME@", "0.1.0",
+      "Stochastic subgradient descent for structural SVMs (Shalev-Shwartz et al., ICML 2007, "
+      "Algorithm 1) [dualgap new-plugin skeleton]",
+      {dualgap::choice_param("sample", "uniform", {"uniform", "cyclic"},
+                             "order of the examples within a pass: uniform sampling with "
+                             "replacement or cyclic")});
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)
