@@ -1,0 +1,445 @@
+#include "config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+#include <set>
+
+#include "util.hpp"
+
+namespace dualgap {
+namespace fs = std::filesystem;
+
+std::string LocatedJson::locate(const std::string& pointer) const {
+  auto it = where.find(pointer);
+  if (it != where.end()) return it->second;
+  // fall back to the closest enclosing value
+  std::string p = pointer;
+  while (!p.empty()) {
+    auto slash = p.rfind('/');
+    p = slash == std::string::npos ? "" : p.substr(0, slash);
+    it = where.find(p);
+    if (it != where.end()) return it->second;
+  }
+  return file;
+}
+
+namespace {
+
+std::string mark_str(const std::string& file, const YAML::Mark& m) {
+  if (m.line < 0) return file;
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string expand_vars(const std::string& s, const std::string& loc) {
+  static const std::regex re(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+  std::string out;
+  auto begin = std::sregex_iterator(s.begin(), s.end(), re);
+  std::size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += s.substr(last, it->position() - last);
+    std::string name = (*it)[1];
+    const char* v = std::getenv(name.c_str());
+    if (!v) {
+      std::string hint = name == "DUALGAP_DATA"
+                             ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
+                               "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
+                             : "";
+      throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
+    }
+    out += v;
+    last = it->position() + it->length();
+  }
+  out += s.substr(last);
+  return out;
+}
+
+json scalar_to_json(const YAML::Node& n, const std::string& loc) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() == "!") return expand_vars(s, loc);  // quoted: always a string
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  // integer?
+  static const std::regex int_re(R"([-+]?[0-9]+)");
+  static const std::regex float_re(R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
+  if (std::regex_match(s, int_re)) {
+    try {
+      return std::stoll(s);
+    } catch (...) {
+    }
+  }
+  if (std::regex_match(s, float_re)) return std::stod(s);
+  return expand_vars(s, loc);
+}
+
+json convert(const YAML::Node& n, const std::string& file, const std::string& pointer,
+             std::map<std::string, std::string>& where) {
+  where[pointer] = mark_str(file, n.Mark());
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Scalar: return scalar_to_json(n, mark_str(file, n.Mark()));
+    case YAML::NodeType::Sequence: {
+      json a = json::array();
+      std::size_t i = 0;
+      for (const auto& item : n) {
+        a.push_back(convert(item, file, pointer + "/" + std::to_string(i), where));
+        ++i;
+      }
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json o = json::object();
+      for (const auto& kv : n) {
+        const std::string key = kv.first.as<std::string>();
+        if (o.contains(key))
+          throw ConfigError(fmt::format("{}: duplicate key '{}'", mark_str(file, kv.first.Mark()), key));
+        const std::string p = pointer + "/" + escape_pointer(key);
+        o[key] = convert(kv.second, file, p, where);
+        where[p + "#key"] = mark_str(file, kv.first.Mark());
+      }
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+LocatedJson load_yaml(const std::string& path) {
+  LocatedJson out;
+  out.file = path;
+  if (!fs::exists(path)) throw ConfigError(path + ": experiment file not found");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
+  }
+  out.value = convert(root, path, "", out.where);
+  return out;
+}
+
+json parse_yaml_value(const std::string& text) {
+  YAML::Node n;
+  try {
+    n = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
+  }
+  std::map<std::string, std::string> where;
+  return convert(n, "--set", "", where);
+}
+
+void set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
+  json* cur = &root;
+  std::size_t b = 0;
+  std::vector<std::string> parts;
+  while (b <= dotted.size()) {
+    auto e = dotted.find('.', b);
+    if (e == std::string::npos) e = dotted.size();
+    parts.push_back(dotted.substr(b, e - b));
+    b = e + 1;
+  }
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::string& part = parts[k];
+    if (part.empty()) throw ConfigError(fmt::format("{}: empty component in key '{}'", origin, dotted));
+    const bool last = k + 1 == parts.size();
+    if (cur->is_array()) {
+      // index, or a solver's name
+      json* found = nullptr;
+      if (std::all_of(part.begin(), part.end(), ::isdigit)) {
+        auto idx = std::stoul(part);
+        if (idx >= cur->size())
+          throw ConfigError(fmt::format("{}: index {} in '{}' is out of range (list has {} items)", origin,
+                                        idx, dotted, cur->size()));
+        found = &(*cur)[idx];
+      } else {
+        for (auto& item : *cur)
+          if (item.is_object() && item.contains("name") && item["name"] == part) found = &item;
+        if (!found)
+          throw ConfigError(fmt::format("{}: no list item named '{}' in '{}'", origin, part, dotted));
+      }
+      if (last) *found = value;
+      else cur = found;
+      continue;
+    }
+    if (cur->is_null()) *cur = json::object();
+    if (!cur->is_object())
+      throw ConfigError(fmt::format("{}: '{}' does not name a mapping at '{}'", origin, dotted, part));
+    if (last) (*cur)[part] = value;
+    else cur = &(*cur)[part];
+  }
+}
+
+namespace {
+
+const std::set<std::string> kTopKeys = {"name",    "description", "data",   "features", "oracle", "problem",
+                                        "solvers", "stop",        "record", "repeats",  "seed",   "sweep"};
+const std::vector<ParamSpec>& stop_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"max_passes", ParamType::real, nullptr, 0.0, {}, {}, "stop after this many passes", true},
+      {"max_oracle_calls", ParamType::real, nullptr, 0.0, {}, {}, "stop after this many exact oracle calls", true},
+      {"max_time", ParamType::real, nullptr, 0.0, {}, {}, "solver time budget in seconds (evaluation excluded)", true},
+      {"gap", ParamType::real, nullptr, 0.0, {}, {}, "stop when the duality gap is at most this", true},
+      {"rel_gap", ParamType::real, nullptr, 0.0, {}, {}, "stop when gap <= rel_gap * |primal|", true},
+      {"deadline", ParamType::real, nullptr, 0.0, {}, {},
+       "hard wall-clock limit of one run in seconds; the watchdog kills the run (status timeout)", true},
+  };
+  return s;
+}
+const std::vector<ParamSpec>& record_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"every", ParamType::real, nullptr, 0.0, {}, {}, "a checkpoint every k passes", true},
+      {"geometric", ParamType::real, nullptr, 1.0, {}, {}, "checkpoints at passes growing by this ratio", true},
+      {"first", ParamType::real, nullptr, 0.0, {}, {}, "first checkpoint of the geometric schedule", true},
+      {"every_time", ParamType::real, nullptr, 0.0, {}, {}, "also a checkpoint every this many solver seconds", true},
+  };
+  return s;
+}
+const std::vector<ParamSpec>& problem_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"lambda", ParamType::real, json("1/n"), 0.0, {}, {},
+       "regularization; expressions in n (training examples), d, K, N (units) allowed, e.g. 1/n"},
+  };
+  return s;
+}
+
+// "5s", "2m", "1h" -> seconds (max_time, deadline)
+void normalize_durations(json& stop) {
+  if (!stop.is_object()) return;
+  for (const char* key : {"max_time", "deadline"}) {
+    if (!stop.contains(key) || !stop[key].is_string()) continue;
+    std::string s = stop[key];
+    static const std::regex re(R"(\s*([0-9.eE+-]+)\s*(s|sec|m|min|h)?\s*)");
+    std::smatch m;
+    if (std::regex_match(s, m, re)) {
+      double v = std::stod(m[1]);
+      std::string u = m[2];
+      if (u == "m" || u == "min") v *= 60;
+      if (u == "h") v *= 3600;
+      stop[key] = v;
+    }
+  }
+}
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '=') ? c : '_';
+  return out;
+}
+
+// Validates a plugin section {plugin: name, ...params} (params inline or under `params:`).
+json validate_plugin_section(const LocatedJson& doc, const json& section, const std::string& pointer, Kind kind,
+                             const std::string& what, const PluginRegistry& reg) {
+  auto where = [&](const std::string& key) {
+    return key.empty() ? doc.locate(pointer) : doc.locate(pointer + "/" + escape_pointer(key) + "#key");
+  };
+  if (!section.is_object())
+    throw ConfigError(fmt::format("{}: {} must be a mapping with a 'plugin' key, got {}", doc.locate(pointer), what,
+                                  section.dump()));
+  if (!section.contains("plugin") || !section["plugin"].is_string())
+    throw ConfigError(fmt::format("{}: {} needs 'plugin: NAME' (available {} plugins: {})", doc.locate(pointer), what,
+                                  to_string(kind), fmt::join(reg.names(kind), ", ")));
+  const std::string name = section["plugin"];
+  const LoadedPlugin* p = reg.find(kind, name);
+  if (!p)
+    throw ConfigError(fmt::format("{}: unknown {} plugin '{}' (available: {})", doc.locate(pointer + "/plugin"),
+                                  to_string(kind), name, fmt::join(reg.names(kind), ", ")));
+  json given = json::object();
+  std::string params_pointer = pointer;
+  for (auto& [k, v] : section.items()) {
+    if (k == "plugin" || k == "name") continue;
+    if (k == "params") {
+      if (!v.is_object() && !v.is_null())
+        throw ConfigError(fmt::format("{}: {}: 'params' must be a mapping", doc.locate(pointer + "/params"), what));
+      if (v.is_object()) {
+        for (auto& [pk, pv] : v.items()) given[pk] = pv;
+        params_pointer = pointer + "/params";
+      }
+      continue;
+    }
+    given[k] = v;
+  }
+  auto where_param = [&](const std::string& key) {
+    if (key.empty()) return doc.locate(pointer);
+    std::string a = pointer + "/params/" + escape_pointer(key) + "#key";
+    if (doc.where.count(a)) return doc.where.at(a);
+    return where(key);
+  };
+  (void)params_pointer;
+  json params = apply_schema(p->description->params, given, what + " (plugin " + name + ")", where_param, nullptr);
+  return json{{"plugin", name}, {"params", params}};
+}
+
+}  // namespace
+
+std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
+  LocatedJson doc = load_yaml(path);
+  if (!doc.value.is_object()) throw ConfigError(path + ": an experiment file must be a YAML mapping");
+  for (const auto& s : opts.sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
+    set_dotted(doc.value, s.substr(0, eq), parse_yaml_value(s.substr(eq + 1)), "--set " + s);
+  }
+  json& root = doc.value;
+  for (auto& [k, v] : root.items())
+    if (!kTopKeys.count(k))
+      throw ConfigError(fmt::format("{}: unknown key '{}' (valid keys: {})", doc.locate("/" + escape_pointer(k) + "#key"), k,
+                                    fmt::join(kTopKeys, ", ")));
+  for (const char* required : {"name", "data", "solvers"})
+    if (!root.contains(required))
+      throw ConfigError(fmt::format("{}: missing required key '{}'", path, required));
+  if (!root["name"].is_string()) throw ConfigError(fmt::format("{}: 'name' must be a string", doc.locate("/name")));
+  const std::string name = root["name"];
+  if (!root["solvers"].is_array() || root["solvers"].empty())
+    throw ConfigError(fmt::format("{}: 'solvers' must be a non-empty list of {{name, plugin, params}}", doc.locate("/solvers")));
+
+  const int repeats = root.value("repeats", 1);
+  if (repeats < 1) throw ConfigError(fmt::format("{}: repeats must be >= 1", doc.locate("/repeats")));
+  const std::uint64_t seed = root.contains("seed") ? root["seed"].get<std::uint64_t>() : 0;
+
+  // sweep: cross product over dotted keys
+  std::vector<json> points = {json::object()};
+  if (root.contains("sweep")) {
+    if (!root["sweep"].is_object())
+      throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
+    for (auto& [key, values] : root["sweep"].items()) {
+      if (!values.is_array() || values.empty())
+        throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
+      std::vector<json> next;
+      for (auto& p : points)
+        for (auto& v : values) {
+          json q = p;
+          q[key] = v;
+          next.push_back(q);
+        }
+      points = std::move(next);
+    }
+  }
+
+  std::vector<RunSpec> runs;
+  std::set<std::string> solver_names;
+  for (std::size_t s = 0; s < root["solvers"].size(); ++s) {
+    const json& sv = root["solvers"][s];
+    const std::string ptr = "/solvers/" + std::to_string(s);
+    if (!sv.is_object() || !sv.contains("name") || !sv["name"].is_string())
+      throw ConfigError(fmt::format("{}: each solver needs 'name' and 'plugin'", doc.locate(ptr)));
+    if (!solver_names.insert(sv["name"].get<std::string>()).second)
+      throw ConfigError(fmt::format("{}: duplicate solver name '{}'", doc.locate(ptr + "/name"), sv["name"].get<std::string>()));
+  }
+
+  for (const json& point : points) {
+    json cfg = root;
+    cfg.erase("sweep");
+    for (auto& [key, value] : point.items()) set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", doc.locate("/sweep"), key));
+
+    // validate the shared sections
+    json data = validate_plugin_section(doc, cfg["data"], "/data", Kind::dataset, "data", reg);
+    json features = json::array();
+    if (cfg.contains("features") && !cfg["features"].is_null()) {
+      if (!cfg["features"].is_array())
+        throw ConfigError(fmt::format("{}: features must be a list of {{plugin: NAME, ...}}", doc.locate("/features")));
+      for (std::size_t f = 0; f < cfg["features"].size(); ++f)
+        features.push_back(validate_plugin_section(doc, cfg["features"][f], "/features/" + std::to_string(f),
+                                                   Kind::features, "features[" + std::to_string(f) + "]", reg));
+    }
+    json oracle = nullptr;
+    if (cfg.contains("oracle") && !cfg["oracle"].is_null())
+      oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg);
+    auto where_in = [&](const std::string& section) {
+      return [&doc, section](const std::string& key) {
+        return key.empty() ? doc.locate("/" + section) : doc.locate("/" + section + "/" + escape_pointer(key) + "#key");
+      };
+    };
+    json problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem", where_in("problem"), nullptr);
+    json stop_in = cfg.value("stop", json::object());
+    normalize_durations(stop_in);
+    json stop = apply_schema(stop_schema(), stop_in, "stop", where_in("stop"), nullptr);
+    json record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", where_in("record"), nullptr);
+
+    // interfaces: the oracle offered vs what each solver accepts
+    std::vector<std::string> offered;
+    if (!oracle.is_null()) {
+      const LoadedPlugin& op = reg.get(Kind::oracle, oracle["plugin"]);
+      auto obj = create_object<Oracle>(op, Params(resolve_expressions(op.description->params, oracle["params"],
+                                                                      json{{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}})));
+      offered = obj->interfaces();
+    }
+
+    const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump();
+    for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
+      const json& sv = cfg["solvers"][s];
+      const std::string ptr = "/solvers/" + std::to_string(s);
+      const std::string sname = sv["name"];
+      json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + sname + "'", reg);
+      solver["name"] = sname;
+      const LoadedPlugin& sp = reg.get(Kind::solver, solver["plugin"]);
+      auto sobj = create_object<Solver>(sp, Params(resolve_expressions(sp.description->params, solver["params"],
+                                                                        json{{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}})));
+      auto accepts = sobj->accepts();
+      if (!accepts.empty()) {
+        bool ok = false;
+        for (auto& a : accepts)
+          for (auto& o : offered) ok = ok || a == o;
+        if (!ok)
+          throw ConfigError(fmt::format(
+              "{}: solver '{}' (plugin {}) needs an oracle offering one of [{}], but {} offers [{}]", doc.locate(ptr), sname,
+              solver["plugin"].get<std::string>(), fmt::join(accepts, ", "),
+              oracle.is_null() ? std::string("the experiment (no oracle)") : "oracle '" + oracle["plugin"].get<std::string>() + "'",
+              fmt::join(offered, ", ")));
+      }
+      for (int r = 0; r < repeats; ++r) {
+        RunSpec run;
+        run.experiment = name;
+        run.solver_name = sname;
+        run.repeat = r;
+        run.sweep_point = point;
+        json seeds = {{"data", derive_seed(seed, "data", r)},
+                      {"features", derive_seed(seed, "features", r)},
+                      {"solver", derive_seed(seed, "solver:" + sname, r)}};
+        run.config = {{"name", name},         {"file", path},       {"data", data},     {"features", features},
+                      {"oracle", oracle},     {"problem", problem}, {"solver", solver}, {"stop", stop},
+                      {"record", record},     {"seed", seed},       {"repeat", r},      {"seeds", seeds},
+                      {"sweep_point", point}, {"sets", opts.sets}};
+        std::string id = sanitize(sname);
+        for (auto& [k, v] : point.items()) {
+          std::string leaf = k.substr(k.rfind('.') == std::string::npos ? 0 : k.rfind('.') + 1);
+          id += "__" + sanitize(leaf + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+        }
+        id += "__r" + std::to_string(r);
+        run.run_id = id;
+        Fnv64 g;
+        g.add(common);
+        run.group_key = g.hex();
+        g.add(seeds["data"].dump());
+        g.add(seeds["features"].dump());
+        run.problem_key = g.hex();
+        runs.push_back(std::move(run));
+      }
+    }
+  }
+  // run ids must be unique
+  std::set<std::string> ids;
+  for (auto& r : runs)
+    if (!ids.insert(r.run_id).second)
+      throw ConfigError(fmt::format("{}: two runs would share the id '{}' (rename a solver)", path, r.run_id));
+  return runs;
+}
+
+}  // namespace dualgap

@@ -1,0 +1,86 @@
+// The run recorder: solver clock, checkpoint schedule, stop criteria, the columnar curve.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dualgap/solver.hpp"
+
+namespace dualgap {
+
+struct StopCriteria {
+  std::optional<double> max_passes;
+  std::optional<double> max_oracle_calls;
+  std::optional<double> max_time_s;   ///< solver time budget (evaluation excluded)
+  std::optional<double> gap;          ///< stop when primal - dual <= gap
+  std::optional<double> rel_gap;      ///< stop when (primal - dual) <= rel_gap * |primal|
+  static StopCriteria from_json(const json& j);
+};
+
+struct Schedule {
+  double every = 1;        ///< a row every `every` passes (0: off)
+  double geometric = 0;    ///< > 1: rows at passes first, first*g, first*g^2, ...
+  double first = 1;
+  double every_time_s = 0; ///< > 0: also a row whenever that much solver time has passed
+  static Schedule from_json(const json& j);
+};
+
+enum class RunStatus { running, done, budget, timeout, diverged, failed };
+DUALGAP_API const char* to_string(RunStatus s);
+
+class DUALGAP_API RunRecorder final : public Recorder {
+ public:
+  RunRecorder(StopCriteria stop, Schedule schedule, OracleCounters* counters);
+
+  bool due(double passes) const override;
+  Action checkpoint(double passes, const std::function<void(Metrics&)>& evaluate) override;
+  bool out_of_budget(double passes) const override;
+  double solver_time_s() const override;
+
+  /// Called after each recorded row, with the clock paused (e.g. to save a partial run.json).
+  std::function<void()> on_row;
+
+  void start();   ///< starts the solver clock
+  void finish();  ///< stops it for good
+  RunStatus status() const { return status_; }
+  void set_status(RunStatus s, std::string message) { status_ = s; message_ = std::move(message); }
+  const std::string& message() const { return message_; }
+  bool approximate() const { return approximate_; }
+  double eval_time_s() const { return eval_time_s_; }
+  std::size_t rows() const { return passes_.size(); }
+
+  /// Columnar curve as JSON (equal-length arrays, null where a value does not exist).
+  json curve_json() const;
+  /// Last values (summary).
+  json summary_json() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void pause();
+  void resume();
+
+  StopCriteria stop_;
+  Schedule schedule_;
+  OracleCounters* counters_;
+  bool running_ = false;
+  Clock::time_point started_{};
+  double accumulated_s_ = 0;
+  double eval_time_s_ = 0;
+  double next_due_ = 0;
+  double next_due_time_s_ = 0;
+  RunStatus status_ = RunStatus::running;
+  std::string message_;
+  bool approximate_ = false;
+
+  // columns
+  std::vector<double> passes_, oracle_calls_, approx_calls_, time_, oracle_time_, eval_calls_;
+  std::vector<std::optional<double>> primal_, dual_, gap_, train_error_, test_error_;
+  std::vector<std::string> extra_names_;
+  std::map<std::string, std::vector<std::optional<double>>> extra_;
+};
+
+}  // namespace dualgap
