@@ -1,0 +1,279 @@
+// Dense delimited text: one example per line, a label column and feature columns, separated by
+// whitespace, commas, tabs or semicolons. Covers the ESL USPS files ("6.0000 -1 -1 ..."), the
+// ESL vowel CSV (header "row.names,y,x.1,..." and a row-id column to drop), UCI optdigits
+// (label last, '#' comment line) and iris (string labels). Output: dense row-major features,
+// labels remapped to 0..K-1 in sorted order (numeric order when every label is a number).
+#include <algorithm>
+#include <cstring>
+
+#include "dualgap/data_utils.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+enum class Sep { whitespace, comma, tab, semicolon };
+
+struct Layout {
+  Sep sep = Sep::whitespace;
+  std::size_t columns = 0;       // columns per line
+  std::size_t label = 0;         // label column
+  std::vector<char> is_feature;  // per column
+  std::size_t features = 0;
+};
+
+/// Splits a line into fields. Whitespace: runs of spaces/tabs separate; other separators: one
+/// character separates and spaces around a field are trimmed.
+void split_fields(std::string_view line, Sep sep, std::vector<std::string_view>& out) {
+  out.clear();
+  const char* p = line.data();
+  const char* e = p + line.size();
+  if (sep == Sep::whitespace) {
+    for (;;) {
+      while (p < e && is_space(*p)) ++p;
+      if (p == e) return;
+      const char* t = p;
+      while (p < e && !is_space(*p)) ++p;
+      out.emplace_back(t, static_cast<std::size_t>(p - t));
+    }
+  }
+  const char c = sep == Sep::comma ? ',' : sep == Sep::tab ? '\t' : ';';
+  for (;;) {
+    const char* t = p;
+    while (p < e && *p != c) ++p;
+    const char* b = t;
+    const char* f = p;
+    while (b < f && is_space(*b)) ++b;
+    while (f > b && is_space(f[-1])) --f;
+    out.emplace_back(b, static_cast<std::size_t>(f - b));
+    if (p == e) return;
+    ++p;
+  }
+}
+
+std::string_view unquote(std::string_view s) {
+  if (s.size() >= 2 && ((s.front() == '"' && s.back() == '"') || (s.front() == '\'' && s.back() == '\'')))
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+
+bool blank_or_comment(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && is_space(line[i])) ++i;
+  return i == line.size() || line[i] == '#';
+}
+
+class DenseTextDataset final : public DatasetPlugin {
+ public:
+  explicit DenseTextDataset(const Params& p)
+      : opt_(DatasetOptions::from(p)),
+        train_(p.get<std::string>("train")),
+        name_(p.get<std::string>("name")),
+        label_column_(p.get<std::string>("label_column")),
+        drop_columns_(p.get<std::vector<std::int64_t>>("drop_columns")),
+        header_(p.get<std::string>("header")),
+        separator_(p.get<std::string>("separator")) {
+    if (label_column_ != "first" && label_column_ != "last") {
+      std::int64_t c;
+      if (!parse_index(label_column_, c))
+        throw ParamError("dense_text: label_column must be first, last or a 0-based column number, got '" +
+                         label_column_ + "'");
+    }
+    for (auto c : drop_columns_)
+      if (c < 0) throw ParamError("dense_text: drop_columns must be 0-based column numbers, got " + std::to_string(c));
+  }
+
+  Data load(const DatasetContext& ctx) override {
+    const std::string train_path = resolve_data_path(train_, "train");
+    const std::string test_path = opt_.test.empty() ? "" : resolve_data_path(opt_.test, "test");
+    const std::string raw_train = read_raw_file(train_path);
+    const std::string raw_test = test_path.empty() ? "" : read_raw_file(test_path);
+    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
+    CacheKey key("dense_text", "1.0.0");
+    if (!cache_dir.empty()) {
+      key.add_bytes(raw_train);
+      key.add_bytes(raw_test);
+      key.add(json{{"label_column", label_column_}, {"drop_columns", drop_columns_}, {"header", header_},
+                   {"separator", separator_}, {"has_test", !test_path.empty()}, {"name", name_}});
+    }
+    Data data = load_with_cache(cache_dir, key, [&] { return parse(train_path, raw_train, test_path, raw_test); });
+    return finish_dataset(std::move(data), opt_, ctx.seed);
+  }
+
+ private:
+  struct Parsed {
+    std::vector<double> values;  // row-major
+    std::vector<int> label_id;
+    LabelCollector labels;
+    bool had_header = false;
+  };
+
+  Sep pick_separator(std::string_view first_line) const {
+    if (separator_ == "whitespace") return Sep::whitespace;
+    if (separator_ == "comma") return Sep::comma;
+    if (separator_ == "tab") return Sep::tab;
+    if (separator_ == "semicolon") return Sep::semicolon;
+    if (first_line.find(',') != std::string_view::npos) return Sep::comma;
+    if (first_line.find(';') != std::string_view::npos) return Sep::semicolon;
+    return Sep::whitespace;
+  }
+
+  Layout make_layout(Sep sep, std::size_t columns, const std::string& path, std::size_t ln) const {
+    Layout L;
+    L.sep = sep;
+    L.columns = columns;
+    if (label_column_ == "first") L.label = 0;
+    else if (label_column_ == "last") L.label = columns - 1;
+    else L.label = static_cast<std::size_t>(std::stoll(label_column_));
+    if (L.label >= columns)
+      throw data_error(path, ln, "label_column " + label_column_ + " is outside the " + std::to_string(columns) +
+                                     " columns of the line");
+    L.is_feature.assign(columns, 1);
+    L.is_feature[L.label] = 0;
+    for (auto c : drop_columns_) {
+      if (static_cast<std::size_t>(c) >= columns)
+        throw data_error(path, ln, "drop_columns names column " + std::to_string(c) + " but the line has " +
+                                       std::to_string(columns) + " columns (0-based)");
+      if (static_cast<std::size_t>(c) == L.label)
+        throw data_error(path, ln, "drop_columns names the label column " + std::to_string(c));
+      L.is_feature[static_cast<std::size_t>(c)] = 0;
+    }
+    L.features = static_cast<std::size_t>(std::count(L.is_feature.begin(), L.is_feature.end(), 1));
+    return L;
+  }
+
+  /// Whether a line is a header: asked, or (auto) some feature column is not a number.
+  bool is_header(const std::vector<std::string_view>& f, const Layout& L) const {
+    if (header_ == "yes") return true;
+    if (header_ == "no") return false;
+    double v;
+    for (std::size_t c = 0; c < f.size(); ++c)
+      if (L.is_feature[c] && !parse_double(unquote(f[c]), v)) return true;
+    return false;
+  }
+
+  /// Parses one file. `layout` is fixed by the first file; the test file must match it.
+  Parsed parse_file(std::string_view text, const std::string& path, Layout& L, bool first_file) const {
+    Parsed out;
+    out.values.reserve(text.size() / 6);
+    LineScanner lines(text);
+    std::string_view line;
+    std::vector<std::string_view> f;
+    bool first = true;
+    while (lines.next(line)) {
+      if (blank_or_comment(line)) continue;
+      const std::size_t ln = lines.line_number();
+      if (first) {
+        if (first_file) {
+          const Sep sep = pick_separator(line);
+          split_fields(line, sep, f);
+          L = make_layout(sep, f.size(), path, ln);
+        } else {
+          split_fields(line, L.sep, f);
+        }
+        first = false;
+        if (is_header(f, L)) {
+          if (f.size() != L.columns)
+            throw data_error(path, ln, "header has " + std::to_string(f.size()) + " columns, expected " +
+                                           std::to_string(L.columns));
+          out.had_header = true;
+          continue;
+        }
+      } else {
+        split_fields(line, L.sep, f);
+      }
+      if (f.size() != L.columns) {
+        if ((f.size() < L.columns && L.label < f.size()) || f.size() > L.columns) {
+          const std::size_t found = f.size() > L.columns ? L.features + (f.size() - L.columns)
+                                                         : L.features - (L.columns - f.size());
+          throw data_error(path, ln, "expected " + std::to_string(L.features) + " features, found " +
+                                         std::to_string(found) + " (" + std::to_string(L.columns) + " columns with the label, found " +
+                                         std::to_string(f.size()) + ")");
+        }
+        throw data_error(path, ln, "label missing: expected " + std::to_string(L.columns) + " columns, found " +
+                                       std::to_string(f.size()));
+      }
+      const std::string_view label = unquote(f[L.label]);
+      if (label.empty()) throw data_error(path, ln, "label missing (empty label column " + std::to_string(L.label) + ")");
+      out.label_id.push_back(out.labels.add(label));
+      for (std::size_t c = 0; c < L.columns; ++c) {
+        if (!L.is_feature[c]) continue;
+        double v;
+        if (!parse_double(f[c], v)) {
+          if (f[c].empty())
+            throw data_error(path, ln, "empty value in column " + std::to_string(c) + " (missing values are not supported)");
+          throw data_error(path, ln, "non-numeric value " + quote_token(f[c]) + " in column " + std::to_string(c));
+        }
+        out.values.push_back(v);
+      }
+    }
+    if (first) throw data_error(path, 0, "no examples in the file");
+    return out;
+  }
+
+  static Examples to_examples(Parsed& p, const LabelMap& map, std::size_t d) {
+    Examples ex;
+    ex.num_classes = map.num_classes();
+    std::vector<int> remap(p.labels.tokens().size());
+    for (std::size_t k = 0; k < remap.size(); ++k) remap[k] = map.index(p.labels.tokens()[k]);
+    ex.y.resize(p.label_id.size());
+    for (std::size_t i = 0; i < ex.y.size(); ++i) ex.y[i] = remap[static_cast<std::size_t>(p.label_id[i])];
+    const auto n = static_cast<Eigen::Index>(p.label_id.size());
+    ex.X = FeatureMatrix(DenseMatrix(Eigen::Map<const DenseMatrix>(p.values.data(), n, static_cast<Eigen::Index>(d))));
+    p.values = {};
+    return ex;
+  }
+
+  Data parse(const std::string& train_path, const std::string& raw_train, const std::string& test_path,
+             const std::string& raw_test) const {
+    Layout L;
+    Parsed tr = parse_file(decompress(raw_train, train_path), train_path, L, true);
+    if (tr.label_id.empty()) throw data_error(train_path, 0, "no examples in the file (only a header)");
+    Parsed te;
+    const bool has_test = !test_path.empty();
+    if (has_test) te = parse_file(decompress(raw_test, test_path), test_path, L, false);
+    std::vector<std::string> tokens = tr.labels.tokens();
+    tokens.insert(tokens.end(), te.labels.tokens().begin(), te.labels.tokens().end());
+    const LabelMap map = LabelMap::build(tokens);
+    Data d;
+    d.name = name_.empty() ? file_name(train_path) : name_;
+    d.train = to_examples(tr, map, L.features);
+    if (has_test) d.test = to_examples(te, map, L.features);
+    const char* sep = L.sep == Sep::comma ? "comma" : L.sep == Sep::tab ? "tab" : L.sep == Sep::semicolon ? "semicolon" : "whitespace";
+    json src{{"plugin", "dense_text"}, {"train", train_path}, {"separator", sep}, {"columns", L.columns},
+             {"label_column", L.label}, {"drop_columns", drop_columns_}, {"header", tr.had_header},
+             {"compression", to_string(detect_compression(raw_train))}, {"label_map", map.names()}};
+    if (has_test) src["test"] = test_path;
+    d.source = src.dump();
+    return d;
+  }
+
+  DatasetOptions opt_;
+  std::string train_, name_, label_column_;
+  std::vector<std::int64_t> drop_columns_;
+  std::string header_, separator_;
+};
+
+PluginDescription describe() {
+  ParamSpec drop{"drop_columns", ParamType::int_list, json::array(), 0.0, std::nullopt, {},
+                 "0-based columns to ignore (e.g. a row id: [0])"};
+  std::vector<ParamSpec> ps{
+      path_param("train", nullptr, "training file (plain, .gz or .bz2)"),
+      string_param("name", "", "data set name in the results (default: the train file name)"),
+      string_param("label_column", "first", "column of the label: first, last, or a 0-based column number"),
+      drop,
+      choice_param("header", "auto", {"auto", "yes", "no"},
+                   "first data line is a header: auto = when a feature column of it is not a number"),
+      choice_param("separator", "auto", {"auto", "whitespace", "comma", "tab", "semicolon"},
+                   "field separator; auto = comma if the first line has one, else semicolon, else whitespace"),
+  };
+  for (auto& c : common_dataset_params()) ps.push_back(c);
+  return describe_plugin<DenseTextDataset>(Kind::dataset, "dense_text", "1.0.0",
+                                           "Dense delimited text files, label + features per line (ESL USPS/vowel, UCI CSV)",
+                                           std::move(ps));
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)

@@ -1,0 +1,226 @@
+// LIBSVM / SVMlight sparse text format: one example per line, "label index:value index:value ...".
+// Output: sparse CSR (or dense with dense: true), labels remapped to 0..K-1 in sorted order.
+// Reads plain, gzip or bzip2 files (detected by magic bytes), 1- or 0-based indices, CRLF line
+// endings, trailing spaces, '#' comment lines and trailing "# ..." comments.
+#include <algorithm>
+#include <cstring>
+
+#include "dualgap/data_utils.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+/// One parsed file, before labels are remapped and indices shifted.
+struct ParsedFile {
+  std::string path;
+  std::vector<int> label_id;          // provisional id (LabelCollector) per example
+  std::vector<std::size_t> line_of;   // source line per example (for later errors)
+  std::vector<int> outer{0};
+  std::vector<std::int64_t> index;    // raw indices as written
+  std::vector<double> value;
+  LabelCollector labels;
+  std::int64_t max_index = -1;
+  std::size_t first_zero_line = 0;    // first line using index 0 (0 = none)
+};
+
+/// Parses LIBSVM text. Hot loop: pointer scanning and std::from_chars, no streams.
+ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
+  ParsedFile f;
+  f.path = path;
+  // Rough reservation: one value per ~10 bytes.
+  f.index.reserve(text.size() / 10);
+  f.value.reserve(text.size() / 10);
+  LineScanner lines(text);
+  std::string_view line;
+  std::vector<std::pair<std::int64_t, double>> sortbuf;
+  while (lines.next(line)) {
+    const char* p = line.data();
+    const char* e = p + line.size();
+    while (p < e && is_space(*p)) ++p;
+    if (p == e || *p == '#') continue;  // blank or comment line
+    const std::size_t ln = lines.line_number();
+    const char* t = p;
+    while (p < e && !is_space(*p)) ++p;
+    std::string_view label(t, static_cast<std::size_t>(p - t));
+    if (label.find(':') != std::string_view::npos)
+      throw data_error(path, ln, "label missing: the line starts with the feature " + quote_token(label));
+    if (label.find(',') != std::string_view::npos)
+      throw data_error(path, ln, "multi-label example " + quote_token(label) + " is not supported (one class per example)");
+    f.label_id.push_back(f.labels.add(label));
+    f.line_of.push_back(ln);
+    const std::size_t row_begin = f.index.size();
+    std::int64_t prev = -1;
+    bool sorted = true;
+    for (;;) {
+      while (p < e && is_space(*p)) ++p;
+      if (p == e || *p == '#') break;
+      t = p;
+      while (p < e && !is_space(*p)) ++p;
+      std::string_view tok(t, static_cast<std::size_t>(p - t));
+      const auto colon = tok.find(':');
+      if (colon == std::string_view::npos)
+        throw data_error(path, ln, "expected index:value, found " + quote_token(tok));
+      std::int64_t idx;
+      if (!parse_index(tok.substr(0, colon), idx)) {
+        if (tok.substr(0, colon) == "qid")
+          throw data_error(path, ln, "SVMlight 'qid:' (ranking) tokens are not supported");
+        throw data_error(path, ln, "invalid feature index " + quote_token(tok.substr(0, colon)) + " in " + quote_token(tok));
+      }
+      if (idx > 2147483646) throw data_error(path, ln, "feature index " + std::to_string(idx) + " is too large");
+      double v;
+      if (!parse_double(tok.substr(colon + 1), v))
+        throw data_error(path, ln, "non-numeric value " + quote_token(tok.substr(colon + 1)) + " for feature " + std::to_string(idx));
+      if (idx == 0 && f.first_zero_line == 0) f.first_zero_line = ln;
+      if (idx <= prev) sorted = false;
+      prev = idx;
+      if (idx > f.max_index) f.max_index = idx;
+      f.index.push_back(idx);
+      f.value.push_back(v);
+    }
+    if (!sorted) {
+      // Rare: indices out of order. Sort the row; duplicates are an error.
+      sortbuf.clear();
+      for (std::size_t k = row_begin; k < f.index.size(); ++k) sortbuf.emplace_back(f.index[k], f.value[k]);
+      std::sort(sortbuf.begin(), sortbuf.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      for (std::size_t k = 0; k < sortbuf.size(); ++k) {
+        if (k > 0 && sortbuf[k].first == sortbuf[k - 1].first)
+          throw data_error(path, ln, "feature index " + std::to_string(sortbuf[k].first) + " appears twice");
+        f.index[row_begin + k] = sortbuf[k].first;
+        f.value[row_begin + k] = sortbuf[k].second;
+      }
+    }
+    if (f.index.size() > 2147483647u) throw data_error(path, ln, "more than 2^31 nonzeros");
+    f.outer.push_back(static_cast<int>(f.index.size()));
+  }
+  return f;
+}
+
+Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std::int64_t num_features, bool dense) {
+  Examples ex;
+  ex.num_classes = map.num_classes();
+  std::vector<int> remap(f.labels.tokens().size());
+  for (std::size_t k = 0; k < remap.size(); ++k) remap[k] = map.index(f.labels.tokens()[k]);
+  ex.y.resize(f.label_id.size());
+  for (std::size_t i = 0; i < ex.y.size(); ++i) ex.y[i] = remap[static_cast<std::size_t>(f.label_id[i])];
+  const auto rows = static_cast<Eigen::Index>(f.label_id.size());
+  const auto nnz = static_cast<Eigen::Index>(f.index.size());
+  SparseMatrix S(rows, num_features);
+  S.resizeNonZeros(nnz);
+  std::memcpy(S.outerIndexPtr(), f.outer.data(), f.outer.size() * sizeof(int));
+  int* inner = S.innerIndexPtr();
+  for (Eigen::Index k = 0; k < nnz; ++k) inner[k] = static_cast<int>(f.index[static_cast<std::size_t>(k)] - base);
+  std::memcpy(S.valuePtr(), f.value.data(), f.value.size() * sizeof(double));
+  // Release the parse buffers early (sector: ~25 MB).
+  f.index = {};
+  f.value = {};
+  if (dense) ex.X = FeatureMatrix(DenseMatrix(S));
+  else ex.X = FeatureMatrix(std::move(S));
+  return ex;
+}
+
+class LibsvmDataset final : public DatasetPlugin {
+ public:
+  explicit LibsvmDataset(const Params& p)
+      : params_(p),
+        opt_(DatasetOptions::from(p)),
+        train_(p.get<std::string>("train")),
+        name_(p.get_or<std::string>("name", "")),
+        dense_(p.get<bool>("dense")),
+        index_base_(p.get<std::string>("index_base")),
+        num_features_(p.get<std::int64_t>("num_features")) {}
+
+  Data load(const DatasetContext& ctx) override {
+    const std::string train_path = resolve_data_path(train_, "train");
+    const std::string test_path = opt_.test.empty() ? "" : resolve_data_path(opt_.test, "test");
+    const std::string raw_train = read_raw_file(train_path);
+    const std::string raw_test = test_path.empty() ? "" : read_raw_file(test_path);
+    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
+    CacheKey key("libsvm", "1.0.0");
+    if (!cache_dir.empty()) {
+      key.add_bytes(raw_train);
+      key.add_bytes(raw_test);
+      key.add(json{{"dense", dense_}, {"index_base", index_base_}, {"num_features", num_features_},
+                   {"has_test", !test_path.empty()}, {"name", name_}});
+    }
+    Data data = load_with_cache(cache_dir, key, [&] { return parse(train_path, raw_train, test_path, raw_test); });
+    return finish_dataset(std::move(data), opt_, ctx.seed);
+  }
+
+ private:
+  Data parse(const std::string& train_path, const std::string& raw_train, const std::string& test_path,
+             const std::string& raw_test) const {
+    ParsedFile tr = parse_libsvm(decompress(raw_train, train_path), train_path);
+    ParsedFile te;
+    const bool has_test = !test_path.empty();
+    if (has_test) te = parse_libsvm(decompress(raw_test, test_path), test_path);
+    if (tr.label_id.empty()) throw data_error(train_path, 0, "no examples in the file");
+    // Index base: LIBSVM files are 1-based; "auto" switches to 0-based when index 0 occurs.
+    std::int64_t base = 1;
+    if (index_base_ == "0") base = 0;
+    else if (index_base_ == "auto" && (tr.first_zero_line || te.first_zero_line)) base = 0;
+    if (base == 1) {
+      for (const ParsedFile* f : {&tr, &te})
+        if (f->first_zero_line)
+          throw data_error(f->path, f->first_zero_line, "feature index 0 in a 1-based file (set index_base: \"0\" or \"auto\")");
+    }
+    const std::int64_t max_index = std::max(tr.max_index, te.max_index);
+    std::int64_t nf = std::max<std::int64_t>(max_index + 1 - base, 0);
+    if (num_features_ > 0) {
+      if (nf > num_features_) {
+        const ParsedFile& f = tr.max_index >= te.max_index ? tr : te;
+        std::size_t ln = 0;
+        for (std::size_t i = 0; i < f.label_id.size() && !ln; ++i)
+          for (int k = f.outer[i]; k < f.outer[i + 1]; ++k)
+            if (f.index[static_cast<std::size_t>(k)] - base >= num_features_) { ln = f.line_of[i]; break; }
+        throw data_error(f.path, ln, "feature index " + std::to_string(f.max_index) + " exceeds num_features = " +
+                                         std::to_string(num_features_));
+      }
+      nf = num_features_;
+    }
+    std::vector<std::string> tokens = tr.labels.tokens();
+    tokens.insert(tokens.end(), te.labels.tokens().begin(), te.labels.tokens().end());
+    const LabelMap map = LabelMap::build(tokens);
+    Data d;
+    d.name = name_.empty() ? file_name(train_path) : name_;
+    d.train = to_examples(tr, map, base, nf, dense_);
+    if (has_test) d.test = to_examples(te, map, base, nf, dense_);
+    json src{{"plugin", "libsvm"}, {"train", train_path}, {"index_base", base},
+             {"compression", to_string(detect_compression(raw_train))},
+             {"label_map", map.names()}, {"storage", dense_ ? "dense" : "sparse"},
+             {"train_nonzeros", d.train.X.nonzeros()}};
+    if (has_test) {
+      src["test"] = test_path;
+      src["test_nonzeros"] = d.test.X.nonzeros();
+    }
+    d.source = src.dump();
+    return d;
+  }
+
+  Params params_;
+  DatasetOptions opt_;
+  std::string train_, name_;
+  bool dense_;
+  std::string index_base_;
+  std::int64_t num_features_;
+};
+
+PluginDescription describe() {
+  std::vector<ParamSpec> ps{
+      path_param("train", nullptr, "training file in LIBSVM format (plain, .gz or .bz2)"),
+      string_param("name", "", "data set name in the results (default: the train file name)"),
+      bool_param("dense", false, "store the features as a dense matrix instead of sparse CSR"),
+      choice_param("index_base", "auto", {"auto", "1", "0"},
+                   "feature index of the first column: 1 (LIBSVM), 0, or auto (0 when index 0 occurs)"),
+      int_param("num_features", 0, "number of features (0 = largest index seen in train and test)", 0.0),
+  };
+  for (auto& c : common_dataset_params()) ps.push_back(c);
+  return describe_plugin<LibsvmDataset>(Kind::dataset, "libsvm", "1.0.0",
+                                        "LIBSVM/SVMlight sparse text files (Chang & Lin, LIBSVM, ACM TIST 2011)",
+                                        std::move(ps));
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)
