@@ -1,0 +1,43 @@
+// `dualgap new-plugin KIND NAME [--dir DIR] [--force]`: writes a working plugin skeleton.
+//
+// The skeleton of each kind (dataset, features, oracle, solver) is a folder of template files
+// (core/share/templates/<kind>/ plus core/share/templates/common/, installed to
+// <prefix>/share/dualgap/templates/): the plugin source with the interface's contract in
+// comments, a CMakeLists.txt that builds both inside the dualgap tree and against an installed
+// dualgap (find_package(dualgap)), a README with the sections a plugin README needs, an
+// experiment YAML that uses the plugin, and a doctest file with the conformance checks (and,
+// for an oracle, the brute-force check). Placeholders: @NAME@ (plugin name), @CLASS@
+// (CamelCase name), @KIND@, @VERSION@ (dualgap version), @API_VERSION@.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dualgap/api.hpp"
+
+namespace dualgap::scaffold {
+
+/// Entry point of `dualgap new-plugin`; `args` are the arguments after "new-plugin".
+/// Exit status: 0 written, 1 failure (templates not found, file exists, I/O), 2 bad usage.
+DUALGAP_API int new_plugin_main(const std::vector<std::string>& args);
+
+/// Folders searched for templates, in order: $DUALGAP_TEMPLATE_DIR, <exe>/../share/dualgap/
+/// templates, the source tree's core/share/templates.
+DUALGAP_API std::vector<std::string> template_search_path();
+
+/// The files of a skeleton (relative output path -> content), placeholders substituted.
+/// Throws std::runtime_error when the kind's templates are not found or the name is invalid.
+DUALGAP_API std::map<std::string, std::string> render_skeleton(const std::string& kind,
+                                                                const std::string& name);
+
+/// "my_oracle" -> "MyOracle".
+DUALGAP_API std::string camel_case(const std::string& name);
+/// Plugin names: [a-z][a-z0-9_]*, at most 64 characters.
+DUALGAP_API bool valid_plugin_name(const std::string& name);
+
+}  // namespace dualgap::scaffold
+
+namespace dualgap {
+using scaffold::new_plugin_main;
+}  // namespace dualgap
