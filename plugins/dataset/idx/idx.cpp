@@ -1,0 +1,193 @@
+// IDX files (LeCun's MNIST format): an images file (magic 0x0000 type ndim, big-endian sizes,
+// then the values) and a labels file (1-d, integer type). Each image is flattened row-major
+// into one dense feature row and multiplied by pixel_scale (default 1/255: pixels in [0, 1]).
+// Labels are remapped to 0..K-1 in sorted order. Files may be gzip'd or bzip2'd.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "dualgap/data_utils.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+struct IdxArray {
+  std::vector<std::int64_t> dims;
+  std::vector<double> values;
+};
+
+std::uint32_t be32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+IdxArray parse_idx(std::string_view b, const std::string& path) {
+  if (b.size() < 4 || b[0] != 0 || b[1] != 0)
+    throw data_error(path, 0, "not an IDX file (the first two bytes must be 0; MNIST files start 00 00 08 03 or 00 00 08 01)");
+  const auto* u = reinterpret_cast<const unsigned char*>(b.data());
+  const int type = u[2];
+  const int ndim = u[3];
+  std::size_t width;
+  switch (type) {
+    case 0x08: case 0x09: width = 1; break;
+    case 0x0B: width = 2; break;
+    case 0x0C: case 0x0D: width = 4; break;
+    case 0x0E: width = 8; break;
+    default: throw data_error(path, 0, "unknown IDX element type 0x" + [&] { char s[8]; std::snprintf(s, sizeof s, "%02x", type); return std::string(s); }());
+  }
+  if (ndim < 1) throw data_error(path, 0, "IDX file with no dimensions");
+  if (b.size() < 4 + 4 * static_cast<std::size_t>(ndim)) throw data_error(path, 0, "IDX header is truncated");
+  IdxArray a;
+  std::size_t count = 1;
+  for (int k = 0; k < ndim; ++k) {
+    a.dims.push_back(be32(u + 4 + 4 * k));
+    count *= static_cast<std::size_t>(a.dims.back());
+  }
+  const std::size_t header = 4 + 4 * static_cast<std::size_t>(ndim);
+  if (b.size() - header != count * width) {
+    std::string shape;
+    for (auto d : a.dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    throw data_error(path, 0, "header says " + shape + " values of " + std::to_string(width) + " byte(s) = " +
+                                  std::to_string(count * width) + " bytes, but the file holds " +
+                                  std::to_string(b.size() - header) + " after the header");
+  }
+  a.values.resize(count);
+  const unsigned char* p = u + header;
+  for (std::size_t i = 0; i < count; ++i, p += width) {
+    switch (type) {
+      case 0x08: a.values[i] = p[0]; break;
+      case 0x09: a.values[i] = static_cast<std::int8_t>(p[0]); break;
+      case 0x0B: a.values[i] = static_cast<std::int16_t>((p[0] << 8) | p[1]); break;
+      case 0x0C: a.values[i] = static_cast<std::int32_t>(be32(p)); break;
+      case 0x0D: { std::uint32_t w = be32(p); float f; std::memcpy(&f, &w, 4); a.values[i] = f; break; }
+      default: {
+        std::uint64_t w = (std::uint64_t{be32(p)} << 32) | be32(p + 4);
+        double v;
+        std::memcpy(&v, &w, 8);
+        a.values[i] = v;
+      }
+    }
+  }
+  return a;
+}
+
+class IdxDataset final : public DatasetPlugin {
+ public:
+  explicit IdxDataset(const Params& p)
+      : opt_(DatasetOptions::from(p)),
+        train_(p.get<std::string>("train")),
+        train_labels_(p.get<std::string>("train_labels")),
+        test_labels_(p.get_or<std::string>("test_labels", "")),
+        name_(p.get<std::string>("name")),
+        pixel_scale_(p.get<double>("pixel_scale")) {
+    if (!opt_.test.empty() && test_labels_.empty())
+      throw ParamError("idx: 'test' (images) is given but 'test_labels' is not");
+    if (opt_.test.empty() && !test_labels_.empty())
+      throw ParamError("idx: 'test_labels' is given but 'test' (images) is not");
+  }
+
+  Data load(const DatasetContext& ctx) override {
+    std::vector<std::string> paths{resolve_data_path(train_, "train"), resolve_data_path(train_labels_, "train_labels")};
+    if (!opt_.test.empty()) {
+      paths.push_back(resolve_data_path(opt_.test, "test"));
+      paths.push_back(resolve_data_path(test_labels_, "test_labels"));
+    }
+    std::vector<std::string> raw;
+    for (auto& p : paths) raw.push_back(read_raw_file(p));
+    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
+    CacheKey key("idx", "1.0.0");
+    if (!cache_dir.empty()) {
+      for (auto& r : raw) key.add_bytes(r);
+      key.add(json{{"pixel_scale", pixel_scale_}, {"files", paths.size()}, {"name", name_}});
+    }
+    Data data = load_with_cache(cache_dir, key, [&] { return parse(paths, raw); });
+    return finish_dataset(std::move(data), opt_, ctx.seed);
+  }
+
+ private:
+  struct Split {
+    IdxArray images, labels;
+    std::string ipath, lpath;
+  };
+
+  Data parse(const std::vector<std::string>& paths, const std::vector<std::string>& raw) const {
+    std::vector<Split> splits;
+    std::map<double, int> classes;
+    for (std::size_t s = 0; s + 1 < paths.size(); s += 2) {
+      Split sp{parse_idx(decompress(raw[s], paths[s]), paths[s]), parse_idx(decompress(raw[s + 1], paths[s + 1]), paths[s + 1]),
+               paths[s], paths[s + 1]};
+      if (sp.labels.dims.size() != 1)
+        throw data_error(sp.lpath, 0, "a labels file must be 1-dimensional, found " + std::to_string(sp.labels.dims.size()) + " dimensions");
+      if (sp.images.dims[0] != sp.labels.dims[0])
+        throw data_error(sp.ipath, 0, "holds " + std::to_string(sp.images.dims[0]) + " images but " + sp.lpath +
+                                          " holds " + std::to_string(sp.labels.dims[0]) + " labels");
+      for (double v : sp.labels.values) {
+        if (v != std::floor(v)) throw data_error(sp.lpath, 0, "non-integer label " + std::to_string(v));
+        classes[v] = 0;
+      }
+      splits.push_back(std::move(sp));
+    }
+    const std::int64_t d = [&] {
+      std::int64_t f = 1;
+      for (std::size_t k = 1; k < splits[0].images.dims.size(); ++k) f *= splits[0].images.dims[k];
+      return f;
+    }();
+    if (splits.size() > 1) {
+      std::int64_t f = 1;
+      for (std::size_t k = 1; k < splits[1].images.dims.size(); ++k) f *= splits[1].images.dims[k];
+      if (f != d) throw data_error(splits[1].ipath, 0, "images have " + std::to_string(f) + " values, the training images " + std::to_string(d));
+    }
+    int k = 0;
+    json names = json::array();
+    for (auto& [v, idx] : classes) {
+      idx = k++;
+      names.push_back(static_cast<std::int64_t>(v));
+    }
+    auto to_examples = [&](Split& sp) {
+      Examples ex;
+      ex.num_classes = static_cast<int>(classes.size());
+      const std::int64_t n = sp.images.dims[0];
+      DenseMatrix X = Eigen::Map<const DenseMatrix>(sp.images.values.data(), n, d) * pixel_scale_;
+      ex.X = FeatureMatrix(std::move(X));
+      for (double v : sp.labels.values) ex.y.push_back(classes[v]);
+      return ex;
+    };
+    Data data;
+    data.name = name_.empty() ? file_name(paths[0]) : name_;
+    data.train = to_examples(splits[0]);
+    if (splits.size() > 1) data.test = to_examples(splits[1]);
+    std::vector<std::int64_t> shape(splits[0].images.dims.begin() + 1, splits[0].images.dims.end());
+    json src{{"plugin", "idx"}, {"train", paths[0]}, {"train_labels", paths[1]}, {"image_shape", shape},
+             {"pixel_scale", pixel_scale_}, {"label_map", names}};
+    if (splits.size() > 1) {
+      src["test"] = paths[2];
+      src["test_labels"] = paths[3];
+    }
+    data.source = src.dump();
+    return data;
+  }
+
+  DatasetOptions opt_;
+  std::string train_, train_labels_, test_labels_, name_;
+  double pixel_scale_;
+};
+
+PluginDescription describe() {
+  ParamSpec test_labels = path_param("test_labels", nullptr, "IDX labels file of the test images");
+  test_labels.optional = true;
+  std::vector<ParamSpec> ps{
+      path_param("train", nullptr, "IDX images file (e.g. t10k-images-idx3-ubyte.gz)"),
+      path_param("train_labels", nullptr, "IDX labels file of the training images"),
+      test_labels,
+      string_param("name", "", "data set name in the results (default: the images file name)"),
+      real_param("pixel_scale", 1.0 / 255.0, "factor applied to every value (1/255 maps MNIST pixels to [0, 1])"),
+  };
+  for (auto& c : common_dataset_params()) ps.push_back(c);
+  return describe_plugin<IdxDataset>(Kind::dataset, "idx", "1.0.0",
+                                     "IDX image/label files (LeCun et al., MNIST database)", std::move(ps));
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)
