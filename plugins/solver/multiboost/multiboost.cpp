@@ -1,0 +1,64 @@
+// MultiBoost: min_{w >= 0} ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y(x_i) - F_{y_i}(x_i)) with
+// weak learners shared by all classes, F_c(x) = sum_j w_{c,j} h_j(x): column generation with one
+// weak learner per iteration chosen by eq. (6) (best over weak learners and classes), master
+// problem solved by L-BFGS-B (Debian liblbfgsb, the reference Fortran code) as in Shen & Hao,
+// "A direct formulation for totally-corrective multi-class boosting", CVPR 2011, the baseline
+// of Lin et al., ACCV 2012. The column-generation and master code is shared with multiboost_cw.
+#include "../multiboost_cw/column_generation.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+boosting::CgOptions options(const Params& p, bool shared) {
+  boosting::CgOptions o;
+  o.shared = shared;
+  o.master = p.get<std::string>("master");
+  o.fcd.eps = p.get<double>("eps");
+  o.fcd.tau_max = p.get<int>("tau_max");
+  o.fcd.large_c = p.get<std::string>("update") == "large_c";
+  o.lbfgsb.m = p.get<int>("lbfgs_m");
+  o.lbfgsb.factr = p.get<double>("lbfgs_factr");
+  o.lbfgsb.pgtol = p.get<double>("lbfgs_pgtol");
+  o.lbfgsb.max_iterations = p.get<int>("lbfgs_max_iterations");
+  o.rel_tol = p.get<double>("rel_tol");
+  o.master_only = p.get<int>("master_only");
+  return o;
+}
+
+class MultiBoostShared final : public Solver {
+ public:
+  explicit MultiBoostShared(const Params& p) : o_(options(p, true)) {}
+  std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  void solve(const Problem& pb, SolverContext& ctx) override {
+    boosting::ColumnGeneration(pb, ctx, o_).run();
+  }
+
+ private:
+  boosting::CgOptions o_;
+};
+
+PluginDescription describe() {
+  return describe_plugin<MultiBoostShared>(
+      Kind::solver, "multiboost", "1.0.0",
+      "MultiBoost: shared weak learners by column generation, master by L-BFGS-B (Shen & Hao, CVPR 2011)",
+      {choice_param("master", "lbfgsb", {"fcd", "lbfgsb"}, "master-problem solver"),
+       real_param("eps", 0.1, "KKT tolerance of the working set (17) and stop rule (18)", 0.0),
+       int_param("tau_max", 2, "maximum FCD working-set iterations per boosting iteration (master: fcd)", 1),
+       choice_param("update", "exact", {"exact", "large_c"},
+                    "FCD coordinate update (master: fcd): (12) or (13)"),
+       int_param("lbfgs_m", 5, "L-BFGS-B stored corrections (master: lbfgsb)", 1),
+       real_param("lbfgs_factr", 1e7, "L-BFGS-B factr (master: lbfgsb)", 0.0),
+       real_param("lbfgs_pgtol", 1e-5, "L-BFGS-B pgtol (master: lbfgsb)", 0.0),
+       int_param("lbfgs_max_iterations", 15000, "L-BFGS-B iterations per master solve", 1),
+       real_param("rel_tol", 0.0, "stop when the relative change of the primal is below (0: off)", 0.0),
+       int_param("master_only", 0,
+                 "Fig. 6 mode: >0 builds a fixed restricted problem from this many stage-wise "
+                 "iterations and records the master solver on it from w = 0",
+                 0)});
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)

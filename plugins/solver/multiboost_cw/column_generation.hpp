@@ -1,0 +1,214 @@
+// Column generation (Algorithm 1 of Lin et al., ACCV 2012) shared by multiboost_cw (K class-wise
+// weak learners per iteration, eq. 4) and multiboost (one shared weak learner per iteration,
+// eq. 6, Shen & Hao, CVPR 2011); the master problem (2) is solved by FCD or L-BFGS-B.
+//
+// One recorder "pass" = one boosting (column-generation) iteration. The checkpoint of iteration
+// t reports the model after t master solves; its certified dual uses the edges the oracle
+// returns for lambda(w_t), which is also the call that generates the columns of iteration t+1,
+// so the dual costs no extra oracle call.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "dualgap/solver.hpp"
+#include "master_problem.hpp"
+
+namespace dualgap::boosting {
+
+struct CgOptions {
+  bool shared = false;          ///< MultiBoost (eq. 6) instead of MultiBoost-CW (eq. 4)
+  std::string master = "fcd";   ///< fcd | lbfgsb
+  FcdOptions fcd;
+  LbfgsbOptions lbfgsb;
+  double rel_tol = 0;           ///< stop when |P_t - P_{t-1}| <= rel_tol P_t (Algorithm 1, step 7); 0: off
+  int master_only = 0;          ///< >0: Fig. 6 mode, solve one fixed restricted problem (see README)
+};
+
+class ColumnGeneration {
+ public:
+  ColumnGeneration(const Problem& pb, SolverContext& ctx, const CgOptions& o)
+      : pb_(pb), ctx_(ctx), o_(o), rng_(ctx.seed) {
+    if (!pb.data) throw std::invalid_argument("boosting: no data");
+    oracle_ = dynamic_cast<WeakLearnerOracle*>(pb.oracle);
+    if (!oracle_) throw std::invalid_argument("boosting: needs an oracle with the weak_learner interface");
+    if (!(pb.lambda > 0)) throw std::invalid_argument("boosting: problem.lambda = 1/C must be > 0");
+    const Examples& tr = pb.data->train;
+    if (tr.structured()) throw std::invalid_argument("boosting: multi-class (unstructured) data only");
+    oracle_->prepare(tr);
+    mp_ = std::make_unique<MasterProblem>(tr.y, tr.num_classes, 1.0 / pb.lambda);
+    const Examples& te = pb.data->test;
+    has_test_ = te.num_units() > 0;
+    if (has_test_) Ftest_ = DenseMatrix::Zero(static_cast<Eigen::Index>(te.num_units()), tr.num_classes);
+  }
+
+  void run() {
+    if (o_.master_only > 0) return run_master_only();
+    Recorder& rec = *ctx_.recorder;
+    generate();
+    if (rec.checkpoint(0, [&](Metrics& m) { evaluate(m); }) == Action::stop) return;
+    double prev = mp_->objective();
+    for (long t = 1;; ++t) {
+      const auto ws = add_generated();
+      solve_master(ws);
+      generate();
+      const double obj = mp_->objective();
+      const bool converged = max_edge_ <= 1.0 ||
+                             (o_.rel_tol > 0 && std::abs(prev - obj) <= o_.rel_tol * std::abs(obj));
+      prev = obj;
+      if (converged) {
+        rec.checkpoint(static_cast<double>(t), [&](Metrics& m) { evaluate(m); });
+        return;
+      }
+      if (rec.due(static_cast<double>(t)) &&
+          rec.checkpoint(static_cast<double>(t), [&](Metrics& m) { evaluate(m); }) == Action::stop)
+        return;
+    }
+  }
+
+ private:
+  // Oracle call at lambda(w): fills generated_ and max_edge_.
+  void generate() {
+    mp_->refresh();
+    mp_->edge_weights(W_);
+    if (o_.shared) {
+      const Stump s = oracle_->best_shared(W_);
+      generated_.assign(1, s);
+      max_edge_ = s.edge;
+    } else {
+      oracle_->best_per_class(W_, generated_);
+      max_edge_ = 0;
+      for (const auto& s : generated_) max_edge_ = std::max(max_edge_, s.edge);
+    }
+  }
+
+  Column make_column(const Stump& s, int cls) {
+    Column c;
+    c.stump = s;
+    c.cls = cls;
+    oracle_->predict(s, pb_.data->train.X, c.h);
+    if (has_test_) oracle_->predict(s, pb_.data->test.X, c.h_test);
+    return c;
+  }
+
+  // Adds the generated weak learners (K columns for a shared one); returns the working set.
+  std::vector<std::size_t> add_generated() {
+    std::vector<std::size_t> ws;
+    const int K = mp_->K();
+    for (const Stump& s : generated_) {
+      ++weak_learners_;
+      for (int c = 0; c < K; ++c) {
+        if (!o_.shared && c != s.cls) continue;
+        const long j = mp_->find(s, c);
+        if (j >= 0) {
+          ws.push_back(static_cast<std::size_t>(j));
+          continue;
+        }
+        ws.push_back(mp_->add(make_column(s, c)));
+        w_eval_.push_back(0.0);
+      }
+    }
+    return ws;
+  }
+
+  void solve_master(const std::vector<std::size_t>& ws) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (o_.master == "lbfgsb") {
+      lbfgsb(*mp_, o_.lbfgsb);
+    } else {
+      fcd(*mp_, ws, o_.fcd, rng_);
+    }
+    master_time_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  void update_test_scores() {
+    if (!has_test_) return;
+    for (std::size_t j = 0; j < mp_->size(); ++j) {
+      const double dw = mp_->w()[j] - w_eval_[j];
+      if (dw == 0) continue;
+      const auto& col = mp_->column(j);
+      for (Eigen::Index i = 0; i < Ftest_.rows(); ++i) Ftest_(i, col.cls) += dw * col.h_test[i];
+      w_eval_[j] = mp_->w()[j];
+    }
+  }
+
+  void evaluate(Metrics& m, bool with_dual = true) {
+    m.primal = mp_->objective();
+    if (with_dual) m.dual = mp_->dual(max_edge_);
+    m.train_error = argmax_error(mp_->F(), mp_->y());
+    update_test_scores();
+    if (has_test_) m.test_error = argmax_error(Ftest_, pb_.data->test.y);
+    m.set("weak_learners", static_cast<double>(weak_learners_));
+    std::size_t nnz = 0;
+    for (double v : mp_->w()) nnz += v > 0;
+    m.set("columns", static_cast<double>(mp_->size()));
+    m.set("nonzero_weights", static_cast<double>(nnz));
+    m.set("master_time", master_time_s_);
+    m.set("master_objective", mp_->objective());
+    m.set("max_edge", max_edge_);
+  }
+
+  // Fig. 6 mode: build a fixed restricted problem with `master_only` iterations of stage-wise
+  // class-wise generation (CW-1 with update (12), deterministic), reset w = 0, then solve it
+  // with the chosen master solver. One pass = one master iteration (an FCD working-set
+  // iteration or an L-BFGS-B iteration). The dual column is the restricted problem's certified
+  // dual (edges over the fixed columns only).
+  void run_master_only() {
+    Recorder& rec = *ctx_.recorder;
+    FcdOptions stagewise;
+    stagewise.tau_max = 1;
+    stagewise.eps = o_.fcd.eps;
+    std::mt19937_64 gen_rng(0);
+    for (int t = 0; t < o_.master_only; ++t) {
+      generate();
+      fcd(*mp_, add_generated(), stagewise, gen_rng);
+    }
+    std::fill(mp_->w_mut().begin(), mp_->w_mut().end(), 0.0);
+    mp_->recompute_F();
+    update_test_scores();
+    auto eval = [&](Metrics& m) {
+      evaluate(m, false);
+      m.dual = mp_->dual(mp_->max_column_edge());
+    };
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    master_time_s_ = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    bool stop = false;
+    auto on_iter = [&](double it) {
+      master_time_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (rec.due(it)) stop = rec.checkpoint(it, eval) == Action::stop;
+      t0 = std::chrono::steady_clock::now();
+      return !stop;
+    };
+    if (o_.master == "lbfgsb") {
+      const auto st = lbfgsb(*mp_, o_.lbfgsb, [&](int it) { return on_iter(it); });
+      if (!stop) rec.checkpoint(st.iterations + 1, eval);  // final point (converged)
+    } else {
+      FcdOptions full = o_.fcd;
+      full.tau_max = 0;  // run to the stop rule (18)
+      std::vector<std::size_t> all(mp_->size());
+      for (std::size_t j = 0; j < all.size(); ++j) all[j] = j;
+      const auto st = fcd(*mp_, all, full, rng_,
+                          [&](const FcdStats& s) { return on_iter(s.working_set_iterations); });
+      if (!stop) rec.checkpoint(st.working_set_iterations + 1, eval);
+    }
+  }
+
+  const Problem& pb_;
+  SolverContext& ctx_;
+  CgOptions o_;
+  std::mt19937_64 rng_;
+  WeakLearnerOracle* oracle_ = nullptr;
+  std::unique_ptr<MasterProblem> mp_;
+  DenseMatrix W_;
+  std::vector<Stump> generated_;
+  double max_edge_ = 0;
+  long weak_learners_ = 0;
+  double master_time_s_ = 0;
+  bool has_test_ = false;
+  DenseMatrix Ftest_;
+  std::vector<double> w_eval_;
+};
+
+}  // namespace dualgap::boosting

@@ -1,0 +1,367 @@
+// Restricted master problem of MultiBoost-CW / MultiBoost and its two solvers (FCD, L-BFGS-B),
+// shared by the multiboost_cw and multiboost plugins (included by relative path).
+//
+//   min_{w >= 0}  P(w) = sum_j w_j + (C/p) sum_i sum_{y != y_i} exp(F_y(x_i) - F_{y_i}(x_i)),
+//   F_c(x) = sum_{j : cls_j = c} w_j h_j(x),  p = n (K-1)                      eq. (2)/(7)
+//
+// of Lin et al., "Fast training of effective multi-class boosting using coordinate descent
+// optimization", ACCV 2012. A column j is a weak learner h_j in {-1,+1} attached to class cls_j
+// (MultiBoost's shared weak learner is K columns with the same h, one per class). The state
+// keeps F (n x K), mu(i,y) = exp(F_y(x_i) - F_{y_i}(x_i)) (eq. 15; mu(i,y_i) = 0) and the row
+// sums of mu, so a coordinate update costs O(n) (eq. 20) and so does V+/V- (eq. 21).
+//
+// Dual (NOTES.md section 1): D(lambda) = sum lambda (1 - log(p/C) - log lambda) subject to
+// lambda >= 0 and edge_c(h) <= 1 for every weak learner h of every class. The KKT point
+// lambda = (C/p) mu divided by s = max(1, best edge over all stumps) is feasible, hence
+// D(lambda / s) = sum (C/(p s)) mu (1 + log s - log mu) is a certified lower bound on the
+// optimum of the *full* problem (all stumps), and P(w) - D a true duality gap.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dualgap/data.hpp"
+#include "dualgap/oracles/weak_learner.hpp"
+
+// Debian's liblbfgsb (L-BFGS-B 3.0, Zhu, Byrd, Lu, Nocedal; ACM TOMS 778) ships no C header:
+// the Fortran 77 routine `setulb` with gfortran's calling convention (all by reference, hidden
+// string lengths appended, LOGICAL = 4-byte int).
+extern "C" void setulb_(int* n, int* m, double* x, double* l, double* u, int* nbd, double* f,
+                        double* g, double* factr, double* pgtol, double* wa, int* iwa, char* task,
+                        int* iprint, char* csave, int* lsave, int* isave, double* dsave,
+                        std::size_t task_len, std::size_t csave_len);
+
+namespace dualgap::boosting {
+
+struct Column {
+  Stump stump;
+  int cls = 0;
+  std::vector<signed char> h;       ///< h(x_i) on the training examples
+  std::vector<signed char> h_test;  ///< h(x) on the test examples (may be empty)
+};
+
+class MasterProblem {
+ public:
+  MasterProblem(const std::vector<int>& y, int K, double C)
+      : n_(static_cast<int>(y.size())), K_(K), C_(C), y_(y) {
+    if (K < 2) throw std::invalid_argument("multi-class boosting needs at least 2 classes");
+    p_ = static_cast<double>(n_) * (K_ - 1);
+    cp_ = C_ / p_;
+    F_ = DenseMatrix::Zero(n_, K_);
+    mu_.resize(n_, K_);
+    rowsum_.resize(n_);
+    refresh();
+  }
+
+  int n() const { return n_; }
+  int K() const { return K_; }
+  double C() const { return C_; }
+  double p() const { return p_; }
+  std::size_t size() const { return cols_.size(); }
+  const Column& column(std::size_t j) const { return cols_[j]; }
+  const std::vector<double>& w() const { return w_; }
+  const DenseMatrix& F() const { return F_; }
+  const std::vector<int>& y() const { return y_; }
+
+  /// Adds a column with weight 0 (F unchanged). Returns its index.
+  std::size_t add(Column c) {
+    if (static_cast<int>(c.h.size()) != n_) throw std::invalid_argument("column of wrong length");
+    cols_.push_back(std::move(c));
+    w_.push_back(0.0);
+    return cols_.size() - 1;
+  }
+  /// Index of an existing column with the same stump and class, or -1.
+  long find(const Stump& s, int cls) const {
+    for (std::size_t j = 0; j < cols_.size(); ++j) {
+      const auto& t = cols_[j].stump;
+      if (cols_[j].cls == cls && t.feature == s.feature && t.threshold == s.threshold &&
+          t.sign == s.sign)
+        return static_cast<long>(j);
+    }
+    return -1;
+  }
+
+  /// Recomputes mu and its row sums from F (removes the drift of incremental updates).
+  void refresh() {
+    for (int i = 0; i < n_; ++i) {
+      const double fy = F_(i, y_[i]);
+      double s = 0;
+      for (int c = 0; c < K_; ++c) {
+        const double m = c == y_[i] ? 0.0 : std::exp(F_(i, c) - fy);
+        mu_(i, c) = m;
+        s += m;
+      }
+      rowsum_[i] = s;
+    }
+  }
+  /// Recomputes F from w (then mu).
+  void recompute_F() {
+    F_.setZero();
+    for (std::size_t j = 0; j < cols_.size(); ++j) {
+      const double wj = w_[j];
+      if (wj == 0) continue;
+      const signed char* h = cols_[j].h.data();
+      const int c = cols_[j].cls;
+      for (int i = 0; i < n_; ++i) F_(i, c) += wj * h[i];
+    }
+    refresh();
+  }
+
+  double loss_sum() const {
+    double s = 0;
+    for (int i = 0; i < n_; ++i) s += rowsum_[i];
+    return s;
+  }
+  /// P(w) of eq. (2) at the current state.
+  double objective() const {
+    double l1 = 0;
+    for (double v : w_) l1 += v;
+    return l1 + cp_ * loss_sum();
+  }
+
+  /// S+ = sum of mu over D_{+1}^j, S- = sum over D_{-1}^j (eq. 21 without the exp(+-w_j)).
+  void sums(std::size_t j, double& splus, double& sminus) const {
+    const signed char* h = cols_[j].h.data();
+    const int c = cols_[j].cls;
+    double sp = 0, sm = 0;
+    for (int i = 0; i < n_; ++i) {
+      if (y_[i] == c) {
+        (h[i] > 0 ? sp : sm) += rowsum_[i];
+      } else {
+        (h[i] > 0 ? sm : sp) += mu_(i, c);
+      }
+    }
+    splus = sp, sminus = sm;
+  }
+  /// Partial derivative of P with respect to w_j: 1 - (C/p)(S+ - S-).
+  double gradient(std::size_t j) const {
+    double sp, sm;
+    sums(j, sp, sm);
+    return 1.0 - cp_ * (sp - sm);
+  }
+  /// KKT violation theta_j of eq. (16).
+  double violation(std::size_t j) const {
+    const double g = gradient(j);
+    return w_[j] > 0 ? std::abs(g) : std::max(0.0, -g);
+  }
+
+  /// Sets w_j and updates F, mu and the row sums in O(n) (eq. 20).
+  void set_w(std::size_t j, double wn) {
+    const double delta = wn - w_[j];
+    if (delta == 0) return;
+    w_[j] = wn;
+    const signed char* h = cols_[j].h.data();
+    const int c = cols_[j].cls;
+    const double up = std::exp(delta), down = std::exp(-delta);
+    for (int i = 0; i < n_; ++i) {
+      F_(i, c) += delta * h[i];
+      if (y_[i] == c) {
+        // F_{y_i} moves by delta h_i: every mu(i, .) is multiplied by exp(-delta h_i).
+        const double f = h[i] > 0 ? down : up;
+        double* m = &mu_(i, 0);
+        for (int k = 0; k < K_; ++k) m[k] *= f;
+        rowsum_[i] *= f;
+      } else {
+        const double old = mu_(i, c);
+        const double nw = old * (h[i] > 0 ? up : down);
+        mu_(i, c) = nw;
+        rowsum_[i] += nw - old;
+      }
+    }
+  }
+
+  /// Closed-form coordinate minimizer (eq. 12), or its large-C form (eq. 13).
+  /// V+ = S+ exp(w_j), V- = S- exp(-w_j) (eq. 21).
+  double coordinate_minimizer(std::size_t j, bool large_c) const {
+    double sp, sm;
+    sums(j, sp, sm);
+    return closed_form(sp * std::exp(w_[j]), sm * std::exp(-w_[j]), p_ / C_, large_c);
+  }
+  /// argmin_{w >= 0} w + (1/a) (V- e^w + V+ e^-w), a = p/C.
+  static double closed_form(double vplus, double vminus, double a, bool large_c) {
+    if (!(vplus > 0)) return 0.0;
+    if (!(vminus > 0)) return std::max(0.0, std::log(vplus / a));  // derivative 1 - V+ e^-w / a
+    if (large_c) return std::max(0.0, 0.5 * (std::log(vplus) - std::log(vminus)));
+    // sqrt(V+V- + a^2/4) - a/2, written without cancellation.
+    const double pv = vplus * vminus, h = 0.5 * a;
+    const double z = pv / (std::sqrt(pv + h * h) + h);
+    return std::max(0.0, std::log(z) - std::log(vminus));
+  }
+
+  /// Oracle weight table W(i,c) = edge coefficient of lambda = (C/p) mu (eq. 4).
+  void edge_weights(DenseMatrix& W) const {
+    W.resize(n_, K_);
+    for (int i = 0; i < n_; ++i)
+      for (int c = 0; c < K_; ++c)
+        W(i, c) = c == y_[i] ? cp_ * rowsum_[i] : -cp_ * mu_(i, c);
+  }
+  /// Largest edge over the current columns: max_j (C/p)(S+ - S-) = max_j (1 - grad_j).
+  double max_column_edge() const {
+    double e = 0;
+    for (std::size_t j = 0; j < cols_.size(); ++j) e = std::max(e, 1.0 - gradient(j));
+    return e;
+  }
+  /// D(lambda / s) for lambda = (C/p) mu, s = max(1, max_edge). See the header comment.
+  double dual(double max_edge) const {
+    const double s = std::max(1.0, max_edge), ls = std::log(s);
+    double sum = 0;
+    for (int i = 0; i < n_; ++i) {
+      const double fy = F_(i, y_[i]);
+      for (int c = 0; c < K_; ++c) {
+        if (c == y_[i]) continue;
+        const double m = mu_(i, c);
+        sum += m * (1.0 + ls - (F_(i, c) - fy));
+      }
+    }
+    return cp_ / s * sum;
+  }
+
+  /// Mutable weight access for L-BFGS-B (call recompute_F afterwards).
+  std::vector<double>& w_mut() { return w_; }
+
+ private:
+  int n_, K_;
+  double C_, p_, cp_;
+  std::vector<int> y_;
+  std::vector<Column> cols_;
+  std::vector<double> w_;
+  DenseMatrix F_, mu_;
+  std::vector<double> rowsum_;
+};
+
+/// Fraction of rows i whose argmax_c F(i,c) differs from y_i (ties count as errors unless
+/// the label is the first maximizer).
+inline double argmax_error(const DenseMatrix& F, const std::vector<int>& y) {
+  if (y.empty()) return 0.0;
+  std::size_t wrong = 0;
+  for (Eigen::Index i = 0; i < F.rows(); ++i) {
+    Eigen::Index best;
+    F.row(i).maxCoeff(&best);
+    wrong += best != y[i];
+  }
+  return static_cast<double>(wrong) / static_cast<double>(y.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// FCD, Algorithm 2 of Lin et al. (ACCV 2012).
+
+struct FcdOptions {
+  double eps = 0.1;       ///< KKT tolerance of the working set (17) and the stop rule (18)
+  int tau_max = 2;        ///< maximum working-set iterations
+  bool large_c = false;   ///< use update (13) instead of (12)
+};
+struct FcdStats {
+  int working_set_iterations = 0;
+  long updates = 0;
+  double max_violation = std::numeric_limits<double>::quiet_NaN();  ///< NaN: not computed
+};
+
+/// Runs FCD on `mp` warm-started at its current w. `first` is the initial working set (the
+/// newly added columns), swept in order; later working sets are sampled uniformly at random.
+/// `after_iteration(stats)` (optional) is called after each working-set iteration and may
+/// return false to stop.
+inline FcdStats fcd(MasterProblem& mp, std::vector<std::size_t> first, const FcdOptions& opt,
+                    std::mt19937_64& rng,
+                    const std::function<bool(const FcdStats&)>& after_iteration = {}) {
+  FcdStats st;
+  std::vector<std::size_t> S = std::move(first);
+  for (int tau = 1;; ++tau) {
+    const std::size_t q_end = S.size();
+    if (q_end == 0) break;
+    std::uniform_int_distribution<std::size_t> pick(0, q_end - 1);
+    for (std::size_t q = 0; q < q_end; ++q) {
+      const std::size_t j = tau == 1 ? S[q] : S[pick(rng)];
+      mp.set_w(j, mp.coordinate_minimizer(j, opt.large_c));
+      ++st.updates;
+    }
+    st.working_set_iterations = tau;
+    const bool last = opt.tau_max > 0 && tau >= opt.tau_max;
+    if (last && !after_iteration) break;  // theta would be unused (CW-1: skip the O(n |H|) pass)
+    S.clear();
+    double mx = 0;
+    for (std::size_t j = 0; j < mp.size(); ++j) {
+      const double t = mp.violation(j);
+      mx = std::max(mx, t);
+      if (t > opt.eps) S.push_back(j);
+    }
+    st.max_violation = mx;
+    if (after_iteration && !after_iteration(st)) break;
+    if (last || mx <= opt.eps) break;  // (18)
+  }
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------
+// L-BFGS-B (Zhu et al. 1997) on the same master problem: bound w >= 0, warm start at current w.
+
+struct LbfgsbOptions {
+  int m = 5;               ///< stored corrections (driver default)
+  double factr = 1e7;      ///< relative reduction tolerance, in units of machine epsilon
+  double pgtol = 1e-5;     ///< projected-gradient tolerance
+  int max_iterations = 15000;
+};
+struct LbfgsbStats {
+  int iterations = 0;
+  int evaluations = 0;
+  std::string task;  ///< L-BFGS-B's termination message
+};
+
+/// Minimizes P over w >= 0 from the current w. `after_iteration(iter)` (optional) is called
+/// after each L-BFGS-B iteration, with mp holding that iterate; return false to stop.
+inline LbfgsbStats lbfgsb(MasterProblem& mp, const LbfgsbOptions& opt,
+                          const std::function<bool(int)>& after_iteration = {}) {
+  LbfgsbStats st;
+  int n = static_cast<int>(mp.size());
+  if (n == 0) return st;
+  int m = opt.m, iprint = -1;
+  std::vector<double> x = mp.w(), l(n, 0.0), u(n, 0.0), g(n, 0.0);
+  std::vector<int> nbd(n, 1), iwa(3 * static_cast<std::size_t>(n));
+  std::vector<double> wa(2 * static_cast<std::size_t>(m) * n + 5 * static_cast<std::size_t>(n) +
+                         11 * static_cast<std::size_t>(m) * m + 8 * static_cast<std::size_t>(m));
+  char task[60], csave[60];
+  int lsave[4], isave[44];
+  double dsave[29];
+  double f = 0, factr = opt.factr, pgtol = opt.pgtol;
+  auto set_task = [&](const char* s) {
+    std::memset(task, ' ', sizeof task);
+    std::memcpy(task, s, std::strlen(s));
+  };
+  auto eval = [&] {
+    std::copy(x.begin(), x.end(), mp.w_mut().begin());
+    mp.recompute_F();
+    f = mp.objective();
+    for (int j = 0; j < n; ++j) g[j] = mp.gradient(j);
+    ++st.evaluations;
+  };
+  set_task("START");
+  for (;;) {
+    setulb_(&n, &m, x.data(), l.data(), u.data(), nbd.data(), &f, g.data(), &factr, &pgtol,
+            wa.data(), iwa.data(), task, &iprint, csave, lsave, isave, dsave, 60, 60);
+    if (std::strncmp(task, "FG", 2) == 0) {
+      eval();
+    } else if (std::strncmp(task, "NEW_X", 5) == 0) {
+      ++st.iterations;
+      // mp holds the last evaluated point, which is the accepted iterate x.
+      if (after_iteration && !after_iteration(st.iterations)) break;
+      if (st.iterations >= opt.max_iterations) break;
+    } else {
+      break;  // CONVERGENCE, ABNORMAL_TERMINATION_IN_LNSRCH, ERROR, WARNING
+    }
+  }
+  st.task.assign(task, 60);
+  st.task.erase(st.task.find_last_not_of(' ') + 1);
+  // Leave mp at x (the best point L-BFGS-B reports).
+  std::copy(x.begin(), x.end(), mp.w_mut().begin());
+  mp.recompute_F();
+  return st;
+}
+
+}  // namespace dualgap::boosting

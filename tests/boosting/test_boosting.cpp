@@ -1,0 +1,388 @@
+// Multi-class boosting (issue 4): stumps oracle against brute force, the closed-form coordinate
+// update against 1-D numeric minimization, FCD = L-BFGS-B = projected gradient on a fixed
+// restricted master problem, and the column-generation solvers against the optimum of the
+// full problem (all stumps as columns), with primal >= optimum >= certified dual at every
+// checkpoint.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "../../plugins/solver/multiboost_cw/master_problem.hpp"
+#include "dualgap/oracles/weak_learner.hpp"
+#include "dualgap/solver.hpp"
+#include "test_support.hpp"
+
+using namespace dualgap;
+using boosting::Column;
+using boosting::MasterProblem;
+
+namespace {
+
+Examples random_examples(int n, int d, int K, std::uint64_t seed, bool integer_values) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::uniform_int_distribution<int> v(0, 4);
+  DenseMatrix X(n, d);
+  Examples ex;
+  ex.num_classes = K;
+  for (int i = 0; i < n; ++i) {
+    const int c = i % K;
+    ex.y.push_back(c);
+    for (int f = 0; f < d; ++f)
+      X(i, f) = integer_values ? v(rng) : u(rng) + (f == c % d ? 0.7 * c : 0.0);
+  }
+  ex.X = FeatureMatrix(X);
+  return ex;
+}
+
+DenseMatrix random_weights(int n, int K, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  DenseMatrix W(n, K);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < K; ++c) W(i, c) = g(rng);
+  return W;
+}
+
+// Every distinct stump of the data: constant ones and h = s (x_f > v) for each value v.
+std::vector<Stump> all_stumps(const Examples& ex) {
+  std::vector<Stump> out;
+  const auto& X = ex.X.dense();
+  for (int f = 0; f < X.cols(); ++f) {
+    std::vector<double> vals;
+    for (int i = 0; i < X.rows(); ++i) vals.push_back(X(i, f));
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    std::vector<double> thr{vals.front() - 1.0};
+    for (std::size_t k = 0; k + 1 < vals.size(); ++k) thr.push_back(vals[k]);
+    for (double t : thr)
+      for (int s : {-1, 1}) out.push_back(Stump{f, t, s, -1, 0});
+  }
+  return out;
+}
+
+double edge(const Examples& ex, const Stump& h, const DenseMatrix& W, int c) {
+  double e = 0;
+  for (int i = 0; i < W.rows(); ++i) e += W(i, c) * h(ex.X.dense()(i, h.feature));
+  return e;
+}
+
+struct TestRecorder final : Recorder {
+  double max_passes;
+  std::vector<double> passes;
+  std::vector<Metrics> rows;
+  explicit TestRecorder(double mp) : max_passes(mp) {}
+  bool due(double) const override { return true; }
+  Action checkpoint(double p, const std::function<void(Metrics&)>& f) override {
+    Metrics m;
+    f(m);
+    passes.push_back(p);
+    rows.push_back(m);
+    return p >= max_passes ? Action::stop : Action::proceed;
+  }
+  bool out_of_budget(double p) const override { return p >= max_passes; }
+  double solver_time_s() const override { return 0; }
+};
+
+double extra(const Metrics& m, const std::string& k) {
+  for (auto& [n, v] : m.extra)
+    if (n == k) return v;
+  return std::nan("");
+}
+
+// Projected gradient with Armijo backtracking: a slow, simple reference.
+double projected_gradient(MasterProblem& mp, int iters) {
+  const std::size_t n = mp.size();
+  double f = mp.objective();
+  double step = 1.0;
+  for (int it = 0; it < iters; ++it) {
+    std::vector<double> g(n), w0 = mp.w();
+    for (std::size_t j = 0; j < n; ++j) g[j] = mp.gradient(j);
+    for (step *= 2;; step *= 0.5) {
+      double decrease = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double wn = std::max(0.0, w0[j] - step * g[j]);
+        decrease += g[j] * (w0[j] - wn);
+        mp.w_mut()[j] = wn;
+      }
+      mp.recompute_F();
+      const double fn = mp.objective();
+      if (fn <= f - 1e-4 * decrease || step < 1e-20) {
+        f = fn;
+        break;
+      }
+    }
+  }
+  return f;
+}
+
+MasterProblem random_master(const Examples& ex, int columns_per_class, double C, std::uint64_t seed) {
+  MasterProblem mp(ex.y, ex.num_classes, C);
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution b(0.5);
+  for (int c = 0; c < ex.num_classes; ++c)
+    for (int k = 0; k < columns_per_class; ++k) {
+      Column col;
+      col.cls = c;
+      col.stump.feature = k;
+      for (std::size_t i = 0; i < ex.y.size(); ++i)
+        col.h.push_back(static_cast<signed char>(ex.y[i] == c && b(rng) ? 1 : (b(rng) ? 1 : -1)));
+      mp.add(col);
+    }
+  return mp;
+}
+
+}  // namespace
+
+TEST_CASE("stumps oracle: best per class, shared and vote stumps equal brute force") {
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  OracleCounters counters;
+  oracle->attach_counters(&counters);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int n = 9 + trial, d = 1 + trial % 3, K = 2 + trial % 3;
+    Examples ex = random_examples(n, d, K, 100 + trial, trial % 2 == 0);
+    oracle->prepare(ex);
+    const DenseMatrix W = random_weights(n, K, 7 + trial);
+    const auto stumps = all_stumps(ex);
+
+    std::vector<Stump> best;
+    oracle->best_per_class(W, best);
+    REQUIRE(best.size() == static_cast<std::size_t>(K));
+    double best_all = -1;
+    for (int c = 0; c < K; ++c) {
+      double bf = -1e300;
+      for (const auto& h : stumps) bf = std::max(bf, edge(ex, h, W, c));
+      CHECK(best[c].edge == doctest::Approx(bf).epsilon(1e-12));
+      CHECK(best[c].cls == c);
+      // The returned stump really has the reported edge (predict agrees with the search).
+      std::vector<signed char> h;
+      oracle->predict(best[c], ex.X, h);
+      double e = 0;
+      for (int i = 0; i < n; ++i) e += W(i, c) * h[i];
+      CHECK(e == doctest::Approx(bf).epsilon(1e-12));
+      best_all = std::max(best_all, bf);
+    }
+    CHECK(oracle->best_shared(W).edge == doctest::Approx(best_all).epsilon(1e-12));
+
+    Stump v;
+    std::vector<int> votes;
+    oracle->best_vote(W, v, votes);
+    double bf_vote = -1;
+    for (const auto& h : stumps) {
+      double s = 0;
+      for (int c = 0; c < K; ++c) s += std::abs(edge(ex, h, W, c));
+      bf_vote = std::max(bf_vote, s);
+    }
+    CHECK(v.edge == doctest::Approx(bf_vote).epsilon(1e-12));
+    std::vector<signed char> h;
+    oracle->predict(v, ex.X, h);
+    double s = 0;
+    for (int c = 0; c < K; ++c) {
+      double e = 0;
+      for (int i = 0; i < n; ++i) e += W(i, c) * h[i];
+      s += votes[c] * e;
+    }
+    CHECK(s == doctest::Approx(bf_vote).epsilon(1e-12));
+  }
+  CHECK(counters.exact_calls == 6 * 3);  // per_class + shared + vote, each counted once
+}
+
+TEST_CASE("stumps oracle: rejects a weight table of the wrong shape") {
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  Examples ex = random_examples(10, 2, 3, 1, false);
+  oracle->prepare(ex);
+  std::vector<Stump> out;
+  CHECK_THROWS_AS(oracle->best_per_class(DenseMatrix::Zero(10, 2), out), std::invalid_argument);
+}
+
+TEST_CASE("closed-form coordinate update (12) equals 1-D numeric minimization") {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> lu(-6, 3);
+  for (int trial = 0; trial < 200; ++trial) {
+    const double vp = std::exp(lu(rng)), vm = std::exp(lu(rng)), a = std::exp(lu(rng));
+    auto g = [&](double w) { return w + (vm * std::exp(w) + vp * std::exp(-w)) / a; };
+    // Golden-section search on [0, 40] (g is convex).
+    double lo = 0, hi = 40;
+    const double r = (std::sqrt(5.0) - 1) / 2;
+    for (int it = 0; it < 200; ++it) {
+      const double m1 = hi - r * (hi - lo), m2 = lo + r * (hi - lo);
+      (g(m1) < g(m2) ? hi : lo) = g(m1) < g(m2) ? m2 : m1;
+    }
+    const double w = MasterProblem::closed_form(vp, vm, a, false);
+    CHECK(g(w) <= g(0.5 * (lo + hi)) + 1e-12 * std::abs(g(w)));
+    CHECK(w == doctest::Approx(0.5 * (lo + hi)).epsilon(1e-6).scale(1.0));
+  }
+  // (13) is the C -> infinity limit of (12).
+  CHECK(MasterProblem::closed_form(3.0, 0.5, 1e-12, false) ==
+        doctest::Approx(MasterProblem::closed_form(3.0, 0.5, 1e-12, true)).epsilon(1e-9));
+}
+
+TEST_CASE("FCD, L-BFGS-B and projected gradient reach the same restricted optimum") {
+  Examples ex = random_examples(40, 3, 3, 11, false);
+  for (double C : {10.0, 1e3}) {
+    MasterProblem a = random_master(ex, 6, C, 5), b = a, c = a;
+    std::mt19937_64 rng(1);
+    boosting::FcdOptions fo;
+    fo.eps = 1e-10;
+    fo.tau_max = 0;
+    std::vector<std::size_t> all(a.size());
+    for (std::size_t j = 0; j < all.size(); ++j) all[j] = j;
+    const auto st = boosting::fcd(a, all, fo, rng);
+    CHECK(st.max_violation <= 1e-10);
+    a.recompute_F();  // drop incremental drift before comparing
+    boosting::LbfgsbOptions lo;
+    lo.factr = 10;
+    lo.pgtol = 1e-12;
+    boosting::lbfgsb(b, lo);
+    const double pg = projected_gradient(c, 20000);
+    INFO("C=" << C << " fcd=" << a.objective() << " lbfgsb=" << b.objective() << " pg=" << pg);
+    CHECK(a.objective() == doctest::Approx(b.objective()).epsilon(1e-6));
+    CHECK(a.objective() == doctest::Approx(pg).epsilon(1e-6));
+    CHECK(a.objective() < C);  // strictly better than w = 0
+    // Certified dual of the restricted problem sandwiches the optimum.
+    CHECK(a.dual(a.max_column_edge()) <= a.objective() + 1e-9 * C);
+    CHECK(a.dual(a.max_column_edge()) == doctest::Approx(a.objective()).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("incremental mu (20) matches recomputation from F") {
+  Examples ex = random_examples(30, 2, 4, 2, false);
+  MasterProblem mp = random_master(ex, 3, 100.0, 9);
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0, 2);
+  for (int k = 0; k < 50; ++k) mp.set_w(static_cast<std::size_t>(k) % mp.size(), u(rng));
+  const double inc = mp.objective();
+  std::vector<double> g_inc;
+  for (std::size_t j = 0; j < mp.size(); ++j) g_inc.push_back(mp.gradient(j));
+  mp.recompute_F();
+  CHECK(mp.objective() == doctest::Approx(inc).epsilon(1e-12));
+  for (std::size_t j = 0; j < mp.size(); ++j) CHECK(mp.gradient(j) == doctest::Approx(g_inc[j]).epsilon(1e-9));
+}
+
+namespace {
+// Optimum of the full problem: every stump of every class as a column, solved by L-BFGS-B.
+double full_optimum(const Examples& ex, double C) {
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  MasterProblem mp(ex.y, ex.num_classes, C);
+  for (const auto& s : all_stumps(ex))
+    for (int c = 0; c < ex.num_classes; ++c) {
+      Column col;
+      col.stump = s;
+      col.cls = c;
+      oracle->predict(s, ex.X, col.h);
+      mp.add(col);
+    }
+  boosting::LbfgsbOptions lo;
+  lo.factr = 10;
+  lo.pgtol = 1e-11;
+  boosting::lbfgsb(mp, lo);
+  return mp.objective();
+}
+
+Data tiny_data() {
+  Data data;
+  data.name = "tiny";
+  data.train = random_examples(24, 2, 3, 21, false);
+  data.test = random_examples(15, 2, 3, 22, false);
+  return data;
+}
+}  // namespace
+
+TEST_CASE("column generation: primal >= optimum >= certified dual; CW and MultiBoost converge to it") {
+  const Data data = tiny_data();
+  const double C = 20.0;
+  const double opt = full_optimum(data.train, C);
+  struct Case {
+    std::string plugin;
+    json params;
+  };
+  const std::vector<Case> cases = {
+      {"multiboost_cw", {{"eps", 1e-8}, {"tau_max", 1000}}},
+      {"multiboost_cw", {{"master", "lbfgsb"}, {"lbfgs_factr", 10.0}, {"lbfgs_pgtol", 1e-11}}},
+      {"multiboost", {{"lbfgs_factr", 10.0}, {"lbfgs_pgtol", 1e-11}}},
+      {"multiboost", {{"master", "fcd"}, {"eps", 1e-8}, {"tau_max", 1000}}},
+      {"multiboost_cw", {{"tau_max", 1}, {"update", "large_c"}}},  // CW-1: only primal >= dual
+  };
+  for (const auto& cs : cases) {
+    INFO(cs.plugin << " " << cs.params.dump());
+    auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+    OracleCounters counters;
+    oracle->attach_counters(&counters);
+    auto solver = test::make<Solver>(Kind::solver, cs.plugin, cs.params);
+    Problem pb;
+    pb.data = &data;
+    pb.oracle = oracle.get();
+    pb.lambda = 1.0 / C;
+    TestRecorder rec(300);
+    SolverContext ctx;
+    ctx.recorder = &rec;
+    ctx.seed = 5;
+    solver->solve(pb, ctx);
+    REQUIRE(rec.rows.size() >= 2);
+    CHECK(*rec.rows.front().primal == doctest::Approx(C));  // P(0) = C
+    for (const auto& m : rec.rows) {
+      REQUIRE(m.primal.has_value());
+      REQUIRE(m.dual.has_value());
+      CHECK(*m.primal >= opt - 1e-7 * C);
+      CHECK(*m.dual <= opt + 1e-7 * C);
+      CHECK(m.test_error.has_value());
+    }
+    // One oracle call per boosting iteration (the last one also certifies the dual).
+    CHECK(counters.exact_calls == static_cast<std::int64_t>(rec.passes.back()) + 1);
+    const auto& last = rec.rows.back();
+    if (cs.params.value("tau_max", 2) != 1) {
+      CHECK(*last.primal == doctest::Approx(opt).epsilon(1e-5));
+      CHECK(*last.primal - *last.dual <= 1e-4 * opt);
+    }
+    CHECK(extra(last, "weak_learners") >= 1);
+  }
+}
+
+TEST_CASE("fixed master mode (Fig. 6): FCD and L-BFGS-B reach the same restricted optimum") {
+  const Data data = tiny_data();
+  std::vector<double> finals, columns;
+  for (const std::string master : {"fcd", "lbfgsb"}) {
+    auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+    auto solver = test::make<Solver>(Kind::solver, "multiboost_cw",
+                                     {{"master", master}, {"master_only", 5}, {"eps", 1e-7},
+                                      {"lbfgs_factr", 10.0}, {"lbfgs_pgtol", 1e-10}});
+    Problem pb;
+    pb.data = &data;
+    pb.oracle = oracle.get();
+    pb.lambda = 1e-2;
+    TestRecorder rec(1e6);
+    SolverContext ctx;
+    ctx.recorder = &rec;
+    solver->solve(pb, ctx);
+    REQUIRE(rec.rows.size() >= 2);
+    CHECK(*rec.rows.front().primal == doctest::Approx(100.0));  // same start, w = 0
+    for (const auto& m : rec.rows) CHECK(*m.dual <= *m.primal + 1e-9);
+    finals.push_back(*rec.rows.back().primal);
+    columns.push_back(extra(rec.rows.back(), "columns"));
+    CHECK(columns.back() <= 15);  // 5 stage-wise iterations x 3 classes, repeated stumps merged
+  }
+  CHECK(columns[0] == columns[1]);  // the same fixed problem for both master solvers
+  CHECK(finals[0] == doctest::Approx(finals[1]).epsilon(1e-6));
+}
+
+TEST_CASE("adaboost_mh: exponential Hamming loss decreases, training error falls") {
+  Data data;
+  data.train = random_examples(60, 3, 3, 31, false);
+  data.test = random_examples(30, 3, 3, 32, false);
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  auto solver = test::make<Solver>(Kind::solver, "adaboost_mh");
+  Problem pb;
+  pb.data = &data;
+  pb.oracle = oracle.get();
+  pb.lambda = 1;
+  TestRecorder rec(60);
+  SolverContext ctx;
+  ctx.recorder = &rec;
+  solver->solve(pb, ctx);
+  REQUIRE(rec.rows.size() == 61);
+  CHECK(extra(rec.rows.front(), "exp_loss") == doctest::Approx(1.0));
+  for (std::size_t k = 1; k < rec.rows.size(); ++k)
+    CHECK(extra(rec.rows[k], "exp_loss") < extra(rec.rows[k - 1], "exp_loss"));
+  CHECK(*rec.rows.back().train_error < *rec.rows[1].train_error);
+  CHECK(!rec.rows.back().dual.has_value());
+}
