@@ -45,7 +45,7 @@ std::string escape_pointer(const std::string& key) {
 }
 
 std::string expand_vars(const std::string& s, const std::string& loc) {
-  static const std::regex re(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+  static const std::regex re(R"(\$[\{\(]([A-Za-z_][A-Za-z0-9_]*)[\}\)])");
   std::string out;
   auto begin = std::sregex_iterator(s.begin(), s.end(), re);
   std::size_t last = 0;
@@ -68,8 +68,8 @@ std::string expand_vars(const std::string& s, const std::string& loc) {
 }
 
 json scalar_to_json(const YAML::Node& n, const std::string& loc) {
-  const std::string& s = n.Scalar();
-  if (n.Tag() == "!") return expand_vars(s, loc);  // quoted: always a string
+  if (n.Tag() == "!") return expand_vars(n.Scalar(), loc);  // quoted: always a string
+  const std::string s = expand_vars(n.Scalar(), loc);      // plain: typed after expansion
   if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -83,7 +83,7 @@ json scalar_to_json(const YAML::Node& n, const std::string& loc) {
     }
   }
   if (std::regex_match(s, float_re)) return std::stod(s);
-  return expand_vars(s, loc);
+  return s;
 }
 
 json convert(const YAML::Node& n, const std::string& file, const std::string& pointer,
@@ -126,7 +126,11 @@ LocatedJson load_yaml(const std::string& path) {
   if (!fs::exists(path)) throw ConfigError(path + ": experiment file not found");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    // ${VAR} inside a flow mapping ({plugin: x, train: ${DUALGAP_DATA}/a}) is not valid YAML
+    // (braces are flow indicators): rewrite it to $(VAR), of the same length so that marks stay
+    // exact, and expand $(VAR) in scalars.
+    static const std::regex var_re(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+    root = YAML::Load(std::regex_replace(read_file(path), var_re, "$$($1)"));
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
   }

@@ -12,7 +12,7 @@
 
 namespace dualgap {
 
-struct StopCriteria {
+struct DUALGAP_API StopCriteria {
   std::optional<double> max_passes;
   std::optional<double> max_oracle_calls;
   std::optional<double> max_time_s;   ///< solver time budget (evaluation excluded)
@@ -21,7 +21,7 @@ struct StopCriteria {
   static StopCriteria from_json(const json& j);
 };
 
-struct Schedule {
+struct DUALGAP_API Schedule {
   double every = 1;        ///< a row every `every` passes (0: off)
   double geometric = 0;    ///< > 1: rows at passes first, first*g, first*g^2, ...
   double first = 1;

@@ -1,0 +1,90 @@
+// Runner: isolation of crashing / looping / diverging runs, resume, atomic results.
+#include <chrono>
+
+#include "cli_support.hpp"
+
+using namespace dualgap;
+using namespace dualgap::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kEnv = "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
+
+std::string experiment(const std::string& solvers, const std::string& extra = "") {
+  return "name: iso\n"
+         "data: {plugin: synthetic_multiclass, n: 30, d: 3, K: 2}\n"
+         "solvers:\n" + solvers +
+         "stop: {max_passes: 20, deadline: 4}\n" + extra;
+}
+}  // namespace
+
+TEST_CASE("a crash, an exception, an endless loop and NaN each get their status; the others finish") {
+  TempDir dir;
+  write_text(dir.path / "exp.yaml",
+             experiment("  - {name: ok,    plugin: test_solver, params: {behaviour: converge}}\n"
+                        "  - {name: crash, plugin: test_solver, params: {behaviour: crash}}\n"
+                        "  - {name: throw, plugin: test_solver, params: {behaviour: throw}}\n"
+                        "  - {name: loop,  plugin: test_solver, params: {behaviour: loop}}\n"
+                        "  - {name: nan,   plugin: test_solver, params: {behaviour: nan}}\n"
+                        "  - {name: budget, plugin: test_solver, params: {behaviour: budget}}\n"));
+  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --jobs 2 --no-report --out " + (dir.path / "res").string(),
+                   kEnv);
+  INFO(r.output);
+  CHECK(r.code == 1);  // some runs failed
+  auto status = [&](const std::string& id) {
+    return read_json(dir.path / "res" / "iso" / id / "run.json");
+  };
+  CHECK(status("ok__r0")["status"] == "done");
+  auto crash = status("crash__r0");
+  CHECK(crash["status"] == "failed");
+  CHECK(crash["message"].get<std::string>().find("signal 11") != std::string::npos);
+  CHECK(crash["curve"]["passes"].size() == 2);  // the partial curve is kept (passes 0 and 1)
+  auto thr = status("throw__r0");
+  CHECK(thr["status"] == "failed");
+  CHECK(thr["message"] == "test solver threw on purpose");
+  auto loop = status("loop__r0");
+  CHECK(loop["status"] == "timeout");
+  CHECK(loop["curve"]["passes"].size() == 2);
+  CHECK(status("nan__r0")["status"] == "diverged");
+  auto budget = status("budget__r0");
+  CHECK(budget["status"] == "budget");
+  CHECK(budget["curve"]["passes"].back() == 20.0);
+  CHECK(r.output.find("6 runs: 1 done, 1 budget, 0 skipped, 1 diverged, 1 timeout, 2 failed") != std::string::npos);
+  for (auto& e : fs::recursive_directory_iterator(dir.path / "res"))
+    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("resume: finished runs are skipped unless --force; a config change reruns") {
+  TempDir dir;
+  write_text(dir.path / "exp.yaml", experiment("  - {name: ok, plugin: test_solver}\n", "repeats: 2\n"));
+  const std::string base = "run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string();
+  auto first = run_cli(base, kEnv);
+  REQUIRE(first.code == 0);
+  const auto file = dir.path / "res" / "iso" / "ok__r0" / "run.json";
+  const auto stamp = fs::last_write_time(file);
+  const auto hash = read_json(file)["config_hash"];
+  auto second = run_cli(base, kEnv);
+  CHECK(second.code == 0);
+  CHECK(second.output.find("[skip] ok__r0") != std::string::npos);
+  CHECK(second.output.find("2 skipped") != std::string::npos);
+  CHECK(fs::last_write_time(file) == stamp);
+  auto changed = run_cli(base + " --set stop.max_passes=5", kEnv);
+  CHECK(changed.output.find("0 skipped") != std::string::npos);
+  CHECK(read_json(file)["config_hash"] != hash);
+  auto forced = run_cli(base + " --set stop.max_passes=5 --force", kEnv);
+  CHECK(forced.output.find("0 skipped") != std::string::npos);
+}
+
+TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 2") {
+  TempDir dir;
+  write_text(dir.path / "exp.yaml", experiment("  - {name: ok, plugin: test_solver}\n", "sweep: {stop.max_passes: [1, 2]}\n"));
+  auto v = run_cli("validate " + (dir.path / "exp.yaml").string(), kEnv);
+  CHECK(v.code == 0);
+  CHECK(v.output.find("valid; 2 runs") != std::string::npos);
+  CHECK(!fs::exists("results/iso"));
+  write_text(dir.path / "bad.yaml", experiment("  - {name: ok, plugin: test_solver, params: {behaviour: dance}}\n"));
+  auto b = run_cli("validate " + (dir.path / "bad.yaml").string(), kEnv);
+  CHECK(b.code == 2);
+  CHECK(b.output.find("bad.yaml:4:46: solver 'ok' (plugin test_solver): parameter 'behaviour' = 'dance' is not one of: "
+                      "converge, crash, throw, loop, nan, budget") != std::string::npos);
+}
