@@ -1,0 +1,176 @@
+// The installed SDK (issue 8): `cmake --install` of this build tree into a temporary prefix,
+// `dualgap new-plugin` skeletons built out of tree against it with find_package(dualgap), the
+// generated doctest run, the plugin listed and described by the installed CLI through
+// DUALGAP_PLUGIN_PATH and used in an experiment; a plugin including a core-internal header does
+// not compile; a plugin stamped with another API version is refused with a clear message.
+#include <filesystem>
+#include <string>
+
+#include "scaffold/new_plugin.hpp"
+#include "sdk_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace dualgap::sdk_test;
+
+namespace {
+
+/// Writes a skeleton with the installed CLI.
+Result scaffold(const std::string& kind, const std::string& name, const fs::path& dir) {
+  return sdk().cli("new-plugin " + kind + " " + name + " --dir " + q(dir));
+}
+
+}  // namespace
+
+TEST_CASE("sdk: cmake --install lays out the CLI, library, public headers, package and templates") {
+  const Sdk& s = sdk();
+  INFO(s.install_log);
+  REQUIRE(s.ok);
+  CHECK(fs::exists(s.libdir / "libdualgap.so"));
+  CHECK(fs::exists(s.prefix / "include" / "dualgap" / "plugin.hpp"));
+  CHECK(fs::exists(s.prefix / "include" / "dualgap" / "oracles" / "structured.hpp"));
+  CHECK(fs::exists(s.libdir / "cmake" / "dualgap" / "dualgapConfigVersion.cmake"));
+  CHECK(fs::exists(s.libdir / "cmake" / "dualgap" / "DualgapPlugin.cmake"));
+  for (const char* kind : {"dataset", "features", "oracle", "solver"})
+    CHECK(fs::exists(s.prefix / "share" / "dualgap" / "templates" / kind));
+  // Only the public headers are installed: nothing of core/src.
+  for (const auto& e : fs::recursive_directory_iterator(s.prefix / "include")) {
+    INFO(e.path().string());
+    CHECK(e.path().string().find("/include/dualgap") != std::string::npos);
+  }
+  CHECK(!fs::exists(s.prefix / "include" / "loader.hpp"));
+  // The installed CLI runs from its prefix (RPATH to the installed core library).
+  auto r = sh("ldd " + q(s.dualgap));
+  INFO(r.output);
+  const auto at = r.output.find("libdualgap.so => ");
+  REQUIRE(at != std::string::npos);
+  const auto from = at + std::string("libdualgap.so => ").size();
+  const fs::path resolved = r.output.substr(from, r.output.find(' ', from) - from);
+  std::error_code ec;
+  CHECK(fs::equivalent(resolved, s.libdir / "libdualgap.so", ec));
+  // The built-in plugins are installed where the installed CLI looks for them.
+  const fs::path plugin_dir = s.libdir / "dualgap" / "plugins";
+  if (fs::exists(fs::path(DUALGAP_TEST_PLUGIN_DIR)))
+    for (const auto& e : fs::directory_iterator(DUALGAP_TEST_PLUGIN_DIR))
+      if (e.path().extension() == ".so") CHECK(fs::exists(plugin_dir / e.path().filename()));
+}
+
+TEST_CASE("sdk: new-plugin refuses bad usage and existing files") {
+  dualgap::test::TempDir t;
+  CHECK(dualgap::new_plugin_main({"--help"}) == 0);
+  CHECK(dualgap::new_plugin_main({}) == 2);
+  CHECK(dualgap::new_plugin_main({"optimizer", "x"}) == 2);
+  CHECK(dualgap::new_plugin_main({"oracle", "My-Oracle", "--dir", (t.path / "a").string()}) == 2);
+  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--bogus"}) == 2);
+  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 0);
+  CHECK(fs::exists(t.path / "b" / "ok_name.cpp"));
+  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 1);
+  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string(), "--force"}) == 0);
+  // Every kind renders without leftover placeholders.
+  for (const char* kind : {"dataset", "features", "oracle", "solver"}) {
+    const auto files = dualgap::scaffold::render_skeleton(kind, "probe_x");
+    for (const char* f : {"probe_x.cpp", "CMakeLists.txt", "README.md", "experiment.yaml", "test_probe_x.cpp"}) {
+      INFO(kind << " " << f);
+      REQUIRE(files.count(f) == 1);
+      CHECK(files.at(f).find("@NAME@") == std::string::npos);
+      CHECK(files.at(f).find("@SNIPPET") == std::string::npos);
+      CHECK(files.at(f).find("@CLASS@") == std::string::npos);
+    }
+  }
+  CHECK(dualgap::scaffold::camel_case("my_chain_2") == "MyChain2");
+}
+
+TEST_CASE("sdk: an oracle skeleton builds out of tree, passes its tests, and is used by the CLI") {
+  const Sdk& s = sdk();
+  REQUIRE(s.ok);
+  dualgap::test::TempDir t;
+  const fs::path src = t.path / "sdk_probe", bin = t.path / "build";
+  auto r = scaffold("oracle", "sdk_probe", src);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* f : {"sdk_probe.cpp", "CMakeLists.txt", "README.md", "experiment.yaml", "test_sdk_probe.cpp"})
+    CHECK(fs::exists(src / f));
+
+  r = s.build(src, bin);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const fs::path so = bin / "plugins" / "dualgap_sdk_probe.so";
+  REQUIRE(fs::exists(so));
+
+  // The generated doctest file: conformance and brute force.
+  r = sh(std::string(DUALGAP_TEST_CTEST) + " --test-dir " + q(bin) + " --output-on-failure");
+  INFO(r.output);
+  CHECK(r.status == 0);
+
+  // Hidden visibility: the plugin exports its one entry point, not its classes.
+  r = sh("nm -D --defined-only -C " + q(so));
+  CHECK(r.output.find("dualgap_plugin") != std::string::npos);
+  CHECK(r.output.find("SdkProbe") == std::string::npos);
+
+  // The same file loads in this process, stamped with this API version.
+  auto lp = dualgap::load_plugin_file(so.string());
+  CHECK(lp.name() == "sdk_probe");
+  CHECK(lp.kind() == dualgap::Kind::oracle);
+
+  r = s.cli("plugins", bin / "plugins");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("sdk_probe") != std::string::npos);
+  r = s.cli("plugins", t.path / "nowhere");
+  CHECK(r.output.find("sdk_probe") == std::string::npos);
+  r = s.cli("describe sdk_probe", bin / "plugins");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("normalize") != std::string::npos);
+
+  // The generated experiment, with the built-in dataset and solver it names.
+  const fs::path builtin = s.libdir / "dualgap" / "plugins";
+  const bool have_plugins = fs::exists(builtin / "dualgap_bcfw.so") &&
+                            fs::exists(builtin / "dualgap_synthetic_multiclass.so");
+  if (!have_plugins) {
+    MESSAGE("skipped: the bcfw / synthetic_multiclass plugins are not built");
+    return;
+  }
+  r = s.cli("run " + q(src / "experiment.yaml") + " --out " + q(t.path / "results"), bin / "plugins");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  bool found = false;
+  for (const auto& e : fs::recursive_directory_iterator(t.path / "results"))
+    if (e.path().filename() == "run.json") {
+      found = true;
+      const auto run = dualgap::json::parse(read(e.path()));
+      CHECK(run["status"] != "failed");
+      CHECK(run["curve"]["primal"].size() >= 2);
+    }
+  CHECK(found);
+}
+
+TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong API version is refused") {
+  const Sdk& s = sdk();
+  REQUIRE(s.ok);
+  dualgap::test::TempDir t;
+  const fs::path src = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "sdk" / "fixtures";
+  auto r = s.build(src, t.path / "build");  // builds bad_api only (reaches_internals is excluded)
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+
+  r = s.build(src, t.path / "build", "dualgap_reaches_internals");
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.output.find("loader.hpp") != std::string::npos);
+
+  const fs::path so = t.path / "build" / "plugins" / "dualgap_bad_api.so";
+  REQUIRE(fs::exists(so));
+  try {
+    dualgap::load_plugin_file(so.string());
+    FAIL("a plugin built for another API version was loaded");
+  } catch (const dualgap::PluginLoadError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("bad_api") != std::string::npos);
+    CHECK(msg.find("API version " + std::to_string(dualgap::kApiVersion + 1000)) != std::string::npos);
+    CHECK(msg.find("API version " + std::to_string(dualgap::kApiVersion)) != std::string::npos);
+    CHECK(msg.find("rebuild") != std::string::npos);
+  }
+  r = s.cli("plugins", t.path / "build" / "plugins");
+  INFO(r.output);
+  CHECK(r.output.find("API version") != std::string::npos);  // the CLI reports the refusal
+}
