@@ -27,6 +27,14 @@ class DUALGAP_API FeatureGenerator : public PluginObject {
     (void)b, (void)p, (void)X;
     throw std::logic_error("this feature generator does not generate blocks");
   }
+
+  /// Stagewise solvers call this before drawing block `next_block` (of `p` features) with the
+  /// current residual Y - Yhat of the training units (units x K). Generators that order
+  /// features by the residual gradient X^T R (e.g. gradient_ordered) use it; blocks already
+  /// drawn must keep their columns, so that test rows get the same features. Default: no-op.
+  virtual void observe_residual(std::size_t next_block, std::size_t p, const DenseMatrix& residual) {
+    (void)next_block, (void)p, (void)residual;
+  }
 };
 
 }  // namespace dualgap

@@ -1,0 +1,124 @@
+// Calibrated least squares (Algorithm 2 of Agarwal et al., "Least Squares Revisited:
+// Scalable Approaches for Multi-class Prediction", ICML 2014). Learns the weights and the
+// link together by alternating two least-squares fits, starting from Yhat = 0:
+//
+//   (18) W_t  = argmin_W  (1/2n) sum_i ||y_i - yhat_i - W^T x_i||^2 + (lambda/2)||W||^2,
+//        ytilde_i = yhat_i + W_t^T x_i;
+//   (19) Wc_t = argmin_Wc (1/2n) sum_i ||y_i - Wc^T G(ytilde_i)||^2,
+//        yhat_i  = Proj_simplex(Wc_t^T G(ytilde_i)),
+//
+// G(y) = [y^p1, y^p2, ..., 1] element-wise (the paper: y, y^2, y^3). Sigma of (18) is factored
+// once. The model is not "proper": predictions on new rows replay the sequence of (W_t, Wc_t),
+// which the checkpoint evaluation does lazily for the test split (evaluation time).
+// Reported loss: the square loss (1/2n) ||Yhat - Y||^2 of the projected predictions.
+// One recorder "pass" = one iteration (18)+(19). No certified dual.
+#include "dualgap/plugin.hpp"
+#include "../gls/least_squares.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+class CalibratedLs final : public Solver {
+ public:
+  explicit CalibratedLs(const Params& p)
+      : powers_(p.get<std::vector<int>>("powers")), intercept_(p.get<bool>("intercept")),
+        rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")) {
+    if (powers_.empty()) throw ParamError("calibrated_ls: 'powers' must not be empty");
+    for (int q : powers_)
+      if (q < 1) throw ParamError("calibrated_ls: 'powers' must be >= 1");
+  }
+
+  std::vector<std::string> accepts() const override { return {}; }
+
+  void solve(const Problem& pb, SolverContext& ctx) override {
+    if (!pb.data) throw std::runtime_error("calibrated_ls: no data");
+    auto& rec = *ctx.recorder;
+    const Examples& train = pb.data->train;
+    const Examples& test = pb.data->test;
+    const int K = train.num_classes;
+
+    DenseMatrix storage;
+    lsr::SplitDesign X;
+    X.X = &lsr::dense_view(train.X, storage, "calibrated_ls");
+    if (intercept_) X.A = DenseMatrix::Ones(train.X.rows(), 1);
+    const DenseMatrix Y = lsr::one_hot(train.y, K);
+    const lsr::GramFactor M(X.gram(), pb.lambda, rel_ridge_);
+
+    DenseMatrix Yhat = DenseMatrix::Zero(train.X.rows(), K);
+    std::vector<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> history;  // (W_t, Wc_t)
+
+    // Test replay state (advanced only inside evaluation).
+    DenseMatrix test_storage, Yhat_test;
+    lsr::SplitDesign T;
+    std::size_t test_done = 0;
+
+    auto step = [&](const lsr::SplitDesign& D, DenseMatrix& Yh, const Eigen::MatrixXd& W,
+                    const Eigen::MatrixXd& Wc) {
+      D.mul(W, Yh, true);  // ytilde
+      DenseMatrix G = lsr::calibration_basis(Yh, powers_);
+      Yh.noalias() = G * Wc;
+      lsr::project_rows_simplex(Yh);
+    };
+    auto eval = [&](Metrics& m) {
+      m.primal = lsr::square_loss(Yhat, Y);
+      m.train_error = lsr::error_rate(Yhat, train.y);
+      if (test.num_units() > 0) {
+        if (!T.X) {
+          T.X = &lsr::dense_view(test.X, test_storage, "calibrated_ls");
+          if (intercept_) T.A = DenseMatrix::Ones(test.X.rows(), 1);
+          Yhat_test = DenseMatrix::Zero(test.X.rows(), K);
+        }
+        for (; test_done < history.size(); ++test_done)
+          step(T, Yhat_test, history[test_done].first, history[test_done].second);
+        m.test_error = lsr::error_rate(Yhat_test, test.y);
+      }
+      m.set("features", static_cast<double>(train.X.cols()));
+    };
+
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    double prev = lsr::square_loss(Yhat, Y);
+    for (double it = 1;; it += 1) {
+      // (18) residual fit with the factored Sigma.
+      Eigen::MatrixXd W = M.solve(X.xt(Y - Yhat));
+      X.mul(W, Yhat, true);
+      // (19) calibration on G(ytilde) and projection onto the simplex.
+      DenseMatrix G = lsr::calibration_basis(Yhat, powers_);
+      Eigen::MatrixXd Wc = lsr::ls_fit(G, Y, rel_ridge_);
+      Yhat.noalias() = G * Wc;
+      lsr::project_rows_simplex(Yhat);
+      history.emplace_back(std::move(W), std::move(Wc));
+
+      const double cur = lsr::square_loss(Yhat, Y);
+      const bool converged = tol_ > 0 && prev - cur <= tol_ * std::max(1.0, cur);
+      prev = cur;
+      if (converged) {
+        rec.checkpoint(it, eval);
+        return;
+      }
+      if (rec.due(it) && rec.checkpoint(it, eval) == Action::stop) return;
+    }
+  }
+
+ private:
+  std::vector<int> powers_;
+  bool intercept_;
+  double rel_ridge_;
+  double tol_;
+};
+
+PluginDescription describe() {
+  ParamSpec powers{"powers", ParamType::int_list, json::array({1, 2, 3}), 1, 9, {},
+                   "element-wise powers of the predictions in the calibration basis G (plus a constant)"};
+  return describe_plugin<CalibratedLs>(
+      Kind::solver, "calibrated_ls", "1.0.0",
+      "Calibrated least squares: residual fit, polynomial calibration, simplex projection "
+      "(Agarwal et al., ICML 2014, Algorithm 2)",
+      {powers, bool_param("intercept", true, "append a constant feature to X"),
+       real_param("rel_ridge", 1e-8, "numerical ridge, relative to the mean diagonal of the Gram matrix", 0.0),
+       real_param("tol", 1e-7, "stop when the square-loss decrease is below tol * max(1, loss); 0: never", 0.0)});
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)
