@@ -72,7 +72,7 @@ def main(argv):
                 continue
             draw_panel(ax, row["panels"][j], spec["xlabel"])
             if len(rows) > 1:  # several problems: name the problem above each panel
-                ax.set_title(row["title"] + "\n" + row["panels"][j]["ylabel"], fontsize=8)
+                ax.set_title(row["title"] + "\n" + row["panels"][j]["ylabel"], fontsize=7)
             for h, l in zip(*ax.get_legend_handles_labels()):
                 if l not in handles:
                     handles[l] = h
@@ -84,7 +84,8 @@ def main(argv):
     if title:
         fig.suptitle(title, fontsize=10)
     if note:
-        fig.text(0.5, 0.002, note, ha="center", va="bottom", fontsize=7, style="italic", wrap=True)
+        # supxlabel takes part in the constrained layout, so the note never overlaps the axes
+        fig.supxlabel(note, fontsize=7, style="italic")
     fig.savefig(out, dpi=dpi)
     return 0
 

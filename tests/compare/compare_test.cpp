@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <sys/wait.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -314,4 +316,21 @@ TEST_CASE("compare_main: exit status and outputs") {
   CHECK(t["eps"].size() == 2);
   CHECK(t["problems"][0]["solvers"].size() == 2);
   CHECK(t["problems"][0]["solvers"][0]["reach"][1]["time"]["reached"] == 1);
+}
+
+TEST_CASE("the dualgap CLI dispatches `compare`") {
+  const std::filesystem::path cli = DUALGAP_TEST_CLI;
+  if (!std::filesystem::exists(cli)) {
+    if (std::getenv("CI")) FAIL_CHECK("dualgap CLI not built: " << cli);
+    else MESSAGE("SKIPPED: dualgap CLI not built (" << cli << "); build target dualgap");
+    return;
+  }
+  TempDir tmp;
+  SyntheticRun s;
+  write_run(tmp.path, synthetic_run_json(s));
+  const std::string base = cli.string() + " compare ";
+  auto status = [](int raw) { return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1; };
+  CHECK(status(std::system((base + tmp.path.string() + " --table >/dev/null").c_str())) == 0);
+  CHECK(status(std::system((base + tmp.path.string() + " --bogus 2>/dev/null").c_str())) == 2);
+  CHECK(status(std::system((base + (tmp.path / "missing").string() + " 2>/dev/null").c_str())) == 1);
 }
