@@ -14,6 +14,7 @@ struct MulticlassLogistic {
   static constexpr const char* name = "multiclass_logistic";
   // Hessian of log-sum-exp is diag(p) - p p^T <= 1/2 I (paper: K_j = 1/2 sum_i x_ij^2, divided
   // by n since our loss carries 1/n).
+  static constexpr int kMaxStack = 512;
   static double block_factor(int) { return 0.5; }
   static double global_factor(int) { return 0.5; }
 
@@ -36,15 +37,26 @@ struct MulticlassLogistic {
   }
   static void accumulate(const double* s, int y, int K, double x, double* G, double* h) {
     const double m = *std::max_element(s, s + K);
+    double e[kMaxStack];
+    const bool stack = K <= kMaxStack;
     double z = 0;
-    for (int r = 0; r < K; ++r) z += std::exp(s[r] - m);
+    for (int r = 0; r < K; ++r) {
+      const double v = std::exp(s[r] - m);
+      if (stack) e[r] = v;
+      z += v;
+    }
     const double inv = 1.0 / z, xx = x * x;
     for (int r = 0; r < K; ++r) {
-      const double p = std::exp(s[r] - m) * inv;
+      const double p = (stack ? e[r] : std::exp(s[r] - m)) * inv;
       G[r] += x * p;
       h[r] += xx * p * (1 - p);
     }
     G[y] -= x;
+  }
+  static double update_change(double* s, int y, int K, double x, const double* delta) {
+    const double before = loss(s, y, K);
+    for (int r = 0; r < K; ++r) s[r] += x * delta[r];
+    return loss(s, y, K) - before;
   }
   // -l^*(theta (p - e_y)) = entropy of q = theta p + (1 - theta) e_y.
   static double neg_conj(const double* s, int y, int K, double theta) {

@@ -6,6 +6,7 @@
 //   grad(s, y, K, g)                g = dl/ds; returns l(s, y)
 //   accumulate(s, y, K, x, G, h)    G += x * dl/ds, h += x^2 * (generalized) d^2l/ds_r^2
 //   neg_conj(s, y, K, theta)        -l^*(theta * dl/ds(s))
+//   update_change(s, y, K, x, delta)  s += x delta; returns l(new s) - l(old s) (one fused loop)
 //   block_factor(K), global_factor(K): K_j = block_factor/n * sum_i x_ij^2,
 //                                      L   = global_factor/n * ||X||_2^2.
 #pragma once
@@ -109,9 +110,11 @@ class BlockLossImpl final : public BlockLossOracle {
       const int i = ci[k];
       double* s = S_.data() + static_cast<std::size_t>(i) * K;
       const double x = cv[k];
-      if (want_change) change -= Loss::loss(s, y_[i], K);
-      for (int r = 0; r < K; ++r) s[r] += x * delta[r];
-      if (want_change) change += Loss::loss(s, y_[i], K);
+      if (want_change) {
+        change += Loss::update_change(s, y_[i], K, x, delta);
+      } else {
+        for (int r = 0; r < K; ++r) s[r] += x * delta[r];
+      }
     }
     return change / static_cast<double>(n_);
   }

@@ -57,6 +57,20 @@ struct MulticlassSqHinge {
     G[y] += gy;
     h[y] += hy;
   }
+  // A_ir changes by x (delta_r - delta_y): old and new hinge in the same loop.
+  static double update_change(double* s, int y, int K, double x, const double* delta) {
+    const double sy = s[y], sy_new = sy + x * delta[y];
+    double c = 0;
+    for (int r = 0; r < K; ++r) {
+      const double a = 1.0 - sy + s[r];
+      s[r] += x * delta[r];
+      const double b = 1.0 - sy_new + s[r];
+      if (r == y) continue;
+      if (a > 0) c -= a * a;
+      if (b > 0) c += b * b;
+    }
+    return c;
+  }
   // Per pair (i, r): l(z) = max(1 - z, 0)^2, multiplier beta = theta * 2 max(A_ir, 0) >= 0,
   // -l^*(-beta) = beta - beta^2 / 4.
   static double neg_conj(const double* s, int y, int K, double theta) {

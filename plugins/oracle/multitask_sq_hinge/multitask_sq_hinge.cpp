@@ -47,6 +47,18 @@ struct MultitaskSqHinge {
       }
     }
   }
+  static double update_change(double* s, int y, int K, double x, const double* delta) {
+    double c = 0;
+    for (int r = 0; r < K; ++r) {
+      const double Y = r == y ? 1.0 : -1.0;
+      const double a = 1.0 - Y * s[r];
+      s[r] += x * delta[r];
+      const double b = 1.0 - Y * s[r];
+      if (a > 0) c -= a * a;
+      if (b > 0) c += b * b;
+    }
+    return c;
+  }
   // Per (i, r): l(z) = max(1 - z, 0)^2 with z = Y_ir s_ir; beta = theta * 2 max(1 - z, 0);
   // -l^*(-beta) = beta - beta^2 / 4.
   static double neg_conj(const double* s, int y, int K, double theta) {
