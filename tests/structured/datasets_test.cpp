@@ -1,6 +1,10 @@
 // Structured data sets: layout (units, edges, labels), fold selection, generators.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
 #include "dualgap/dataset.hpp"
 #include "test_support.hpp"
 
@@ -72,4 +76,50 @@ TEST_CASE("ocr_letters: folds, words and letters (real data)") {
   CHECK(rev.train.num_examples() == 6251);
   CHECK(rev.test.num_examples() == 626);
   CHECK(rev.train.num_units() + rev.test.num_units() == 52152);
+}
+
+TEST_CASE("segmentation: superpixel graphs of horse images (real data)") {
+  const auto dir = dualgap::test::real_data("weizmann_horse/gray/horse001.jpg");
+  if (dir.empty()) return;
+  const std::string root = std::filesystem::path(dir).parent_path().parent_path().string();
+  dualgap::test::TempDir cache;
+  for (const char* method : {"slic", "grid"}) {
+    CAPTURE(method);
+    auto d = load("segmentation", {{"dir", root}, {"num_images", 4}, {"test_fraction", 0.25},
+                                   {"superpixels", method}}, 3, cache.str());
+    REQUIRE(d.train.num_examples() == 3);
+    REQUIRE(d.test.num_examples() == 1);
+    CHECK(d.train.num_classes == 2);
+    std::size_t fg = 0;
+    for (int v : d.train.y) fg += (v == 1);
+    const double frac = double(fg) / double(d.train.num_units());
+    CHECK(frac > 0.03);  // README: 5-43 % of the pixels are horse
+    CHECK(frac < 0.6);
+    for (std::size_t i = 0; i < d.train.num_examples(); ++i) {
+      const int U = d.train.units_of(i);
+      CHECK(U > 50);
+      auto [eb, ee] = d.train.edge_range(i);
+      CHECK(ee - eb >= U - 1);  // a region-adjacency graph of a connected image
+      std::set<std::pair<int, int>> seen;
+      std::vector<int> degree(static_cast<std::size_t>(U), 0);
+      for (auto k = eb; k < ee; ++k) {
+        auto [a, b] = d.train.edges[k];
+        CHECK(a < b);
+        CHECK(b < U);
+        CHECK(seen.insert({a, b}).second);
+        ++degree[a], ++degree[b];
+      }
+      CHECK(*std::min_element(degree.begin(), degree.end()) >= 1);
+    }
+    // Same seed and cache: identical; another seed: another split of the same 4 images.
+    auto again = load("segmentation", {{"dir", root}, {"num_images", 4}, {"test_fraction", 0.25},
+                                       {"superpixels", method}}, 3, cache.str());
+    CHECK(again.train.y == d.train.y);
+    CHECK(again.train.edges == d.train.edges);
+  }
+  auto bands = load("segmentation", {{"dir", root}, {"num_images", 2}, {"test_fraction", 0.0},
+                                     {"labels", "bands"}, {"bands", 2}});
+  CHECK(bands.train.num_classes == 4);
+  std::set<int> used(bands.train.y.begin(), bands.train.y.end());
+  CHECK(used.size() >= 3);
 }
