@@ -1,0 +1,272 @@
+// Structural SVM training by (multi-plane) block-coordinate Frank-Wolfe on the dual:
+//   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>]
+// Algorithm 3 (MP-BCFW) of Shah, Kolmogorov, Lampert, CVPR 2015, which is Algorithm 2 (BCFW,
+// Lacoste-Julien et al., ICML 2013) when multiplane is off (N = M = 0), with the weighted
+// averaging of section 3.5 as an option (BCFW-avg, MP-BCFW-avg).
+// Works with any "structured" oracle (dualgap/oracles/structured.hpp).
+//
+// One recorder pass = one exact pass over the data; approximate passes are reported in the
+// column approx_passes. Formulas: README.md, dual_state.hpp, averages.hpp, working_set.hpp.
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "averages.hpp"
+#include "dual_state.hpp"
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/plugin.hpp"
+#include "working_set.hpp"
+
+namespace {
+
+using namespace dualgap_bcfw;
+using dualgap::Action;
+using dualgap::Labeling;
+using dualgap::Metrics;
+
+enum class Sampling { permutation, uniform, cyclic };
+
+struct Options {
+  bool multiplane = false;
+  bool averaging = false;
+  int N = 1000;  ///< max planes per working set
+  int M = 1000;  ///< max approximate passes per outer iteration
+  int T = 10;    ///< drop planes inactive for T outer iterations
+  bool auto_rule = true;
+  Sampling sample = Sampling::permutation;
+  bool train_error = true;
+  int gram_max_units = 64;
+
+  explicit Options(const dualgap::Params& p)
+      : multiplane(p.get<bool>("multiplane")),
+        averaging(p.get<bool>("averaging")),
+        N(p.get<int>("N")),
+        M(p.get<int>("M")),
+        T(p.get<int>("T")),
+        auto_rule(p.get<bool>("auto_rule")),
+        train_error(p.get<bool>("train_error")),
+        gram_max_units(p.get<int>("gram_max_units")) {
+    const auto s = p.get<std::string>("sample");
+    if (s == "permutation") sample = Sampling::permutation;
+    else if (s == "uniform") sample = Sampling::uniform;
+    else if (s == "cyclic") sample = Sampling::cyclic;
+    else throw dualgap::ParamError("bcfw: sample must be permutation, uniform or cyclic, got '" + s + "'");
+    if (N < 0 || M < 0 || T < 1) throw dualgap::ParamError("bcfw: need N >= 0, M >= 0, T >= 1");
+  }
+  bool working_sets() const { return multiplane && N > 0; }
+  bool approximate_passes() const { return working_sets() && M > 0; }
+};
+
+class Bcfw final : public dualgap::Solver {
+ public:
+  explicit Bcfw(const dualgap::Params& p) : opt_(p) {}
+
+  std::vector<std::string> accepts() const override { return {"structured"}; }
+
+  void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
+    auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
+    if (!oracle) throw std::runtime_error("bcfw: needs an oracle with the 'structured' interface");
+    if (!pb.data) throw std::runtime_error("bcfw: no data");
+    if (!(pb.lambda > 0)) throw std::runtime_error("bcfw: problem.lambda must be > 0");
+    const dualgap::Examples& ex = pb.data->train;
+    const dualgap::Examples& test = pb.data->test;
+    const std::size_t n = ex.num_examples();
+    if (n == 0) throw std::runtime_error("bcfw: no training examples");
+    auto& rec = *ctx.recorder;
+    const double lambda = pb.lambda;
+
+    DualState st(ex, *oracle, lambda, opt_.gram_max_units);
+    WorkingSets ws(ex);
+    const Eigen::Index dim = st.w.size();
+    Average avg_exact(opt_.averaging ? dim : 0), avg_approx(opt_.averaging && opt_.multiplane ? dim : 0);
+    if (opt_.working_sets())
+      for (std::size_t i = 0; i < n; ++i)  // Algorithm 3, line 3: W_i = {phi^i} = {phi^{i y_i}}
+        ws.add(i, ex.y.data() + ex.unit_begin(i), oracle->loss(ex, i, ex.y.data() + ex.unit_begin(i)), 0,
+               static_cast<std::size_t>(opt_.N));
+
+    std::mt19937_64 rng(ctx.seed);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    auto next_order = [&] {
+      if (opt_.sample == Sampling::permutation) {
+        std::shuffle(order.begin(), order.end(), rng);
+      } else if (opt_.sample == Sampling::uniform) {
+        std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+        for (auto& i : order) i = pick(rng);
+      }
+    };
+
+    Labeling lab;
+    std::vector<double> scores;
+    int approx_passes_last = 0;
+    bool converged = false;
+
+    // ---- evaluation at a checkpoint (oracle calls here count as evaluation) ----
+    Vector w_eval(dim), wb(dim);
+    Labeling elab;
+    std::vector<double> escores;
+    auto eval = [&](Metrics& m) {
+      double dual = st.dual();
+      const Vector* wp = &st.w;
+      if (opt_.averaging && !converged && avg_exact.samples() > 0) {
+        avg_exact.weights(st, w_eval);
+        double circ = avg_exact.circ(st);
+        if (opt_.multiplane && avg_approx.samples() > 0) {
+          avg_approx.weights(st, wb);
+          const double cb = avg_approx.circ(st);
+          const double t = best_interpolation(w_eval, circ, wb, cb, lambda);
+          w_eval = (1 - t) * w_eval + t * wb;
+          circ = (1 - t) * circ + t * cb;
+          m.set("interpolation", t);
+        }
+        m.set("dual_last", dual);
+        dual = -0.5 * lambda * w_eval.squaredNorm() + circ;
+        wp = &w_eval;
+      }
+      const Vector& w = *wp;
+      double hinge = 0;
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const int* yi = ex.y.data() + ex.unit_begin(i);
+        oracle->max_oracle(ex, i, w, elab, escores);
+        const double v = elab.loss + elab.constant - st.truth_constant(i) +
+                         score_of(ex, *oracle, i, elab.labels.data(), escores.data(), w) -
+                         score_of(ex, *oracle, i, yi, escores.data(), w);
+        // y_i itself is a candidate with value Delta(y_i, y_i) (0), so the max is at least that;
+        // this matters only for approximate oracles.
+        hinge += std::max(v, oracle->loss(ex, i, yi));
+        if (opt_.train_error) {
+          oracle->decode(ex, i, w, elab, escores);
+          for (int u = 0; u < ex.units_of(i); ++u) wrong += (elab.labels[u] != yi[u]);
+        }
+      }
+      m.primal = 0.5 * lambda * w.squaredNorm() + hinge / static_cast<double>(n);
+      m.dual = dual;
+      m.approximate = !oracle->exact();
+      if (opt_.train_error) m.train_error = static_cast<double>(wrong) / static_cast<double>(ex.num_units());
+      if (test.num_examples() > 0) {
+        std::size_t twrong = 0;
+        for (std::size_t i = 0; i < test.num_examples(); ++i) {
+          oracle->decode(test, i, w, elab, escores);
+          const int* yi = test.y.data() + test.unit_begin(i);
+          for (int u = 0; u < test.units_of(i); ++u) twrong += (elab.labels[u] != yi[u]);
+        }
+        m.test_error = static_cast<double>(twrong) / static_cast<double>(test.num_units());
+      }
+      if (opt_.multiplane) {
+        m.set("working_set", ws.mean_size());
+        m.set("approx_passes", approx_passes_last);
+      }
+      const auto* c = oracle->counters();
+      const double t = rec.solver_time_s();
+      if (c && t > 0) m.set("exact_oracle_share", c->oracle_time_s / t);
+    };
+
+    auto after_step = [&](bool exact) {
+      if (!opt_.averaging) return;
+      avg_exact.after_step(st);
+      if (opt_.multiplane) avg_approx.after_step(st);
+      if (exact) avg_exact.sample(st);
+      else if (opt_.multiplane) avg_approx.sample(st);
+    };
+
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    for (int iteration = 1;; ++iteration) {
+      const double passes = iteration;
+      const double F_start = st.dual(), t_start = rec.solver_time_s();
+      // Exact pass (Algorithm 2 lines 4-8; Algorithm 3 line 5).
+      bool changed = false;
+      next_order();
+      for (std::size_t i : order) {
+        oracle->max_oracle(ex, i, st.w, lab, scores);
+        const double offset = lab.loss + lab.constant - st.truth_constant(i);
+        changed |= st.step(i, lab.labels.data(), offset, scores.data()) > 0;
+        after_step(true);
+        if (opt_.working_sets())
+          ws.add(i, lab.labels.data(), offset, iteration, static_cast<std::size_t>(opt_.N));
+      }
+      if (!changed) {
+        // No block moved: every block gap at this w is <= 0, so w is optimal.
+        converged = true;
+        rec.checkpoint(passes, eval);
+        return;
+      }
+      // Approximate passes (Algorithm 3 line 6) with the automatic rule of section 3.4.
+      approx_passes_last = 0;
+      if (opt_.approximate_passes()) {
+        for (int p = 0; p < opt_.M; ++p) {
+          const double F_before = st.dual(), t_before = rec.solver_time_s();
+          next_order();
+          for (std::size_t i : order) {
+            std::size_t best;
+            {
+              dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+              dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
+              best = ws.argmax(st, i, scores.data());
+            }
+            ws.mark_active(i, best, iteration);
+            st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data());
+            after_step(false);
+          }
+          ++approx_passes_last;
+          const double F_after = st.dual(), t_after = rec.solver_time_s();
+          if (rec.out_of_budget(passes)) break;
+          // Continue while the last pass raised F faster per second than the whole iteration:
+          // (F_after - F_before)/(t_after - t_before) >= (F_after - F_start)/(t_after - t_start).
+          if (opt_.auto_rule &&
+              (F_after - F_before) * (t_after - t_start) < (F_after - F_start) * (t_after - t_before))
+            break;
+          if (F_after <= F_before) break;  // no progress left on the working sets
+        }
+      }
+      if (opt_.working_sets()) ws.drop_inactive(iteration, opt_.T);
+      if (rec.due(passes) && rec.checkpoint(passes, eval) == Action::stop) return;
+    }
+  }
+
+ private:
+  // <w, phi(x_i, y)> from the unary score table of w (plus the transition block of w).
+  static double score_of(const dualgap::Examples& ex, const dualgap::StructuredOracle& oracle,
+                         std::size_t i, const int* y, const double* S, const Vector& w) {
+    const int K = ex.num_classes;
+    const int U = ex.units_of(i);
+    double s = 0;
+    for (int u = 0; u < U; ++u) s += S[u * K + y[u]];
+    if (oracle.uses_transitions()) {
+      const double* T = w.data() + static_cast<std::size_t>(K) * ex.num_features();
+      dualgap::StructuredOracle::for_each_pair(ex, i, [&](int a, int c) { s += T[y[a] * K + y[c]]; });
+    }
+    return s;
+  }
+
+  Options opt_;
+};
+
+dualgap::PluginDescription describe() {
+  using namespace dualgap;
+  return describe_plugin<Bcfw>(
+      Kind::solver, "bcfw", "1.0.0",
+      "Structural SVM by block-coordinate Frank-Wolfe: BCFW, BCFW-avg, MP-BCFW, MP-BCFW-avg "
+      "(Shah, Kolmogorov, Lampert, CVPR 2015, Algorithms 2 and 3)",
+      {bool_param("multiplane", false, "MP-BCFW: keep working sets and run approximate passes (Algorithm 3)"),
+       bool_param("averaging", false,
+                  "report the weighted average of iterates (section 3.5); with multiplane, the best-dual "
+                  "interpolation of the exact-step and approximate-step averages"),
+       int_param("N", 1000, "max planes per working set (multiplane only; 0 = no working sets)", 0.0),
+       int_param("M", 1000, "max approximate passes per outer iteration (multiplane only)", 0.0),
+       int_param("T", 10, "drop planes not active during the last T outer iterations", 1.0),
+       bool_param("auto_rule", true,
+                  "stop approximate passes when the last one raised the dual less per second than the "
+                  "whole iteration (section 3.4)"),
+       choice_param("sample", "permutation", {"permutation", "uniform", "cyclic"},
+                    "block order of each pass: a fresh random permutation, n uniform draws, or 0..n-1"),
+       bool_param("train_error", true, "record the training error (n more oracle calls per checkpoint)"),
+       int_param("gram_max_units", 64,
+                 "keep the Gram matrix of examples with at most this many units (units^2 doubles each) "
+                 "for the step's norm; longer examples build the change densely per touched class",
+                 0.0)});
+}
+
+}  // namespace
+DUALGAP_PLUGIN(describe)

@@ -1,0 +1,254 @@
+// Dual state of the structural SVM and the block-coordinate Frank-Wolfe step on it.
+//
+// Objective: min_w lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i)
+//                                                       + <w, phi(x_i,y) - phi(x_i,y_i)>].
+// Dual: F(phi) = -||phi_star||^2 / (2 lambda) + phi_circ, phi = sum_i phi^i, each phi^i a convex
+// combination of the planes phi^{iy} = (1/n)[phi(x_i,y) - phi(x_i,y_i); Delta + c(y) - c(y_i)].
+// Lines 7-8 of Algorithm 2 of Shah, Kolmogorov, Lampert, CVPR 2015 (BCFW of Lacoste-Julien et
+// al., ICML 2013).
+//
+// Representation (why: memory and speed). phi(x_i, y) = A_i^T m(y), where m(y) is the indicator
+// table of the labeling (units_i x K) plus its K x K pair-count table, and A_i maps a table to
+// feature space through the unit rows x_u. So phi^i is kept as its *marginal table* mbar_i (a
+// convex combination of indicator tables) plus the pair table and the scalar offset part; only
+// the global w = -phi_star / lambda and phi_circ are dense. A step never builds a dense plane:
+//   Delta m = mbar_i - m(yhat),  <A_i^T Delta m, w> = <Delta m, S>  (S = unary scores of w),
+//   ||A_i^T Delta m||^2 = sum_k Dm_k^T G_i Dm_k  (G_i = Gram matrix of the units of example i)
+// or, for one unit, ||x_i||^2 ||Delta m||^2.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "dualgap/oracles/structured.hpp"
+
+namespace dualgap_bcfw {
+
+using dualgap::Examples;
+using dualgap::StructuredOracle;
+using dualgap::Vector;
+
+class DualState {
+ public:
+  /// Gram matrices (units_i^2 doubles) are kept for examples with 2..gram_max_units units;
+  /// longer examples build the change A_i^T Delta m class by class to take its norm.
+  DualState(const Examples& ex, const StructuredOracle& oracle, double lambda, int gram_max_units)
+      : ex_(ex),
+        gram_max_(gram_max_units),
+        n_(ex.num_examples()),
+        K_(ex.num_classes),
+        d_(static_cast<std::size_t>(ex.num_features())),
+        trans_(oracle.uses_transitions()),
+        lambda_(lambda) {
+    w = Vector::Zero(static_cast<Eigen::Index>(oracle.dim(d_, K_)));
+    const std::size_t KK = static_cast<std::size_t>(K_) * K_;
+    mbar_offset_.resize(n_ + 1, 0);
+    gram_offset_.resize(n_ + 1, 0);
+    std::size_t max_units = 1;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const auto U = static_cast<std::size_t>(ex.units_of(i));
+      max_units = std::max(max_units, U);
+      mbar_offset_[i + 1] = mbar_offset_[i] + U * K_;
+      gram_offset_[i + 1] = gram_offset_[i] + ((U > 1 && U <= static_cast<std::size_t>(gram_max_)) ? U * U : 0);
+    }
+    mbar_.assign(mbar_offset_[n_], 0.0);
+    if (trans_) pbar_.assign(n_ * KK, 0.0);
+    gram_.assign(gram_offset_[n_], 0.0);
+    cbar_.assign(n_, 0.0);
+    c_truth_.assign(n_, 0.0);
+    sq_norm_.assign(n_, 0.0);
+    dm_.assign(max_units * K_, 0.0);
+    if (trans_) dp_.assign(KK, 0.0);
+    dense_.assign(d_, 0.0);
+    active_.reserve(static_cast<std::size_t>(K_));
+    phi_circ = 0;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const auto b = ex.unit_begin(i);
+      const int U = ex.units_of(i);
+      const int* yi = ex.y.data() + b;
+      // Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0).
+      for (int u = 0; u < U; ++u) mbar_[mbar_offset_[i] + u * K_ + yi[u]] = 1.0;
+      if (trans_) {
+        double* P = pbar_.data() + i * KK;
+        StructuredOracle::for_each_pair(ex, i, [&](int a, int c) { P[yi[a] * K_ + yi[c]] += 1.0; });
+      }
+      c_truth_[i] = oracle.constant(ex, i, yi);
+      cbar_[i] = oracle.loss(ex, i, yi);
+      phi_circ += cbar_[i] / static_cast<double>(n_);
+      if (U == 1) {
+        sq_norm_[i] = ex.X.row_sq_norm(b);
+      } else if (U <= gram_max_) {
+        double* G = gram_.data() + gram_offset_[i];
+        for (int a = 0; a < U; ++a)
+          for (int c = a; c < U; ++c) {
+            const double g = row_row_dot(b + a, b + c);
+            G[a * U + c] = G[c * U + a] = g;
+          }
+      }
+    }
+  }
+
+  Vector w;              ///< = -phi_star / lambda
+  double phi_circ = 0;   ///< offset part of phi = sum_i phi^i
+
+  double lambda() const { return lambda_; }
+  std::size_t n() const { return n_; }
+  /// F(phi) = -lambda/2 ||w||^2 + phi_circ.
+  double dual() const { return -0.5 * lambda_ * w.squaredNorm() + phi_circ; }
+  /// c(y_i) of example i.
+  double truth_constant(std::size_t i) const { return c_truth_[i]; }
+
+  /// Score <w, phi(x_i, y)> of a labeling from the unary score table S of w for example i.
+  double score(std::size_t i, const int* y, const double* S) const {
+    const int U = ex_.units_of(i);
+    double s = 0;
+    for (int u = 0; u < U; ++u) s += S[u * K_ + y[u]];
+    if (trans_) {
+      const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { s += T[y[a] * K_ + y[c]]; });
+    }
+    return s;
+  }
+
+  /// BCFW step on block i towards the plane of labeling yhat with offset
+  /// Delta(y_i, yhat) + c(yhat) - c(y_i), given the unary score table S of the current w.
+  /// Updates mbar_i, the block offset, w and phi_circ; returns the step size gamma and keeps
+  /// the change so add_last_change() can replay it onto other vectors (the averages).
+  double step(std::size_t i, const int* yhat, double offset, const double* S) {
+    const int U = ex_.units_of(i);
+    const std::size_t UK = static_cast<std::size_t>(U) * K_;
+    const double* mb = mbar_.data() + mbar_offset_[i];
+    // Delta m = mbar_i - m(yhat); <Delta m, S>; the classes it touches.
+    std::copy(mb, mb + UK, dm_.begin());
+    for (int u = 0; u < U; ++u) dm_[u * K_ + yhat[u]] -= 1.0;
+    double lin = 0;
+    for (std::size_t t = 0; t < UK; ++t) lin += dm_[t] * S[t];
+    active_.clear();
+    for (int k = 0; k < K_; ++k)
+      for (int u = 0; u < U; ++u)
+        if (dm_[u * K_ + k] != 0.0) {
+          active_.push_back(k);
+          break;
+        }
+    double norm2 = 0;
+    if (U == 1) {
+      double s = 0;
+      for (int k : active_) s += dm_[k] * dm_[k];
+      norm2 = sq_norm_[i] * s;
+    } else if (U <= gram_max_) {
+      const double* G = gram_.data() + gram_offset_[i];
+      for (int k : active_)
+        for (int a = 0; a < U; ++a) {
+          const double da = dm_[a * K_ + k];
+          if (da == 0.0) continue;
+          double row = 0;
+          for (int c = 0; c < U; ++c) row += G[a * U + c] * dm_[c * K_ + k];
+          norm2 += da * row;
+        }
+    } else {
+      const auto b = ex_.unit_begin(i);
+      for (int k : active_) {
+        std::fill(dense_.begin(), dense_.end(), 0.0);
+        for (int u = 0; u < U; ++u)
+          if (dm_[u * K_ + k] != 0.0) ex_.X.row_axpy(b + u, dm_[u * K_ + k], dense_.data());
+        for (double v : dense_) norm2 += v * v;
+      }
+    }
+    if (trans_) {
+      const std::size_t KK = static_cast<std::size_t>(K_) * K_;
+      const double* pb = pbar_.data() + i * KK;
+      std::copy(pb, pb + KK, dp_.begin());
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { dp_[yhat[a] * K_ + yhat[c]] -= 1.0; });
+      const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
+      for (std::size_t t = 0; t < KK; ++t) {
+        lin += dp_[t] * T[t];
+        norm2 += dp_[t] * dp_[t];
+      }
+    }
+    // gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
+    //         / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
+    const double nn = static_cast<double>(n_);
+    const double bracket = lin + cbar_[i] - offset;  // current block value minus plane value
+    double gamma;
+    if (norm2 > 0)
+      gamma = std::clamp(-lambda_ * nn * bracket / norm2, 0.0, 1.0);
+    else
+      gamma = bracket < 0 ? 1.0 : 0.0;
+    last_block_ = i;
+    last_scale_ = 0;
+    if (gamma <= 0) return 0.0;
+
+    double* mbw = mbar_.data() + mbar_offset_[i];
+    for (std::size_t t = 0; t < UK; ++t) mbw[t] -= gamma * dm_[t];
+    if (trans_) {
+      double* pbw = pbar_.data() + i * static_cast<std::size_t>(K_) * K_;
+      for (std::size_t t = 0; t < dp_.size(); ++t) pbw[t] -= gamma * dp_[t];
+    }
+    phi_circ += gamma * (offset - cbar_[i]) / nn;
+    cbar_[i] += gamma * (offset - cbar_[i]);
+    last_scale_ = gamma / (lambda_ * nn);
+    add_last_change(w.data(), 1.0);
+    return gamma;
+  }
+
+  /// target += coef * (w after the last step - w before it). No-op if the last step was null.
+  void add_last_change(double* target, double coef) const {
+    const double s = coef * last_scale_;
+    if (s == 0.0) return;
+    const std::size_t i = last_block_;
+    const int U = ex_.units_of(i);
+    const auto b = ex_.unit_begin(i);
+    for (int k : active_) {
+      double* wk = target + static_cast<std::size_t>(k) * d_;
+      for (int u = 0; u < U; ++u) {
+        const double v = dm_[u * K_ + k];
+        if (v != 0.0) ex_.X.row_axpy(b + u, s * v, wk);
+      }
+    }
+    if (trans_) {
+      double* T = target + static_cast<std::size_t>(K_) * d_;
+      for (std::size_t t = 0; t < dp_.size(); ++t) T[t] += s * dp_[t];
+    }
+  }
+
+  /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
+  std::size_t bytes() const {
+    return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
+                sq_norm_.size() + dm_.size() + dp_.size() + dense_.size() +
+                static_cast<std::size_t>(w.size())) +
+           8 * (mbar_offset_.size() + gram_offset_.size());
+  }
+
+ private:
+  double row_row_dot(Eigen::Index a, Eigen::Index c) const {
+    if (!ex_.X.is_sparse()) return ex_.X.dense().row(a).dot(ex_.X.dense().row(c));
+    std::fill(dense_.begin(), dense_.end(), 0.0);
+    ex_.X.row_axpy(a, 1.0, dense_.data());
+    return ex_.X.row_dot(c, dense_.data());
+  }
+
+  const Examples& ex_;
+  int gram_max_;
+  std::size_t n_;
+  int K_;
+  std::size_t d_;
+  bool trans_;
+  double lambda_;
+  std::vector<std::size_t> mbar_offset_, gram_offset_;
+  std::vector<double> mbar_;     ///< marginal tables, units x K per example
+  std::vector<double> pbar_;     ///< pair tables, K x K per example (transitions only)
+  std::vector<double> gram_;     ///< Gram matrices of examples with 2..kGramMaxUnits units
+  std::vector<double> cbar_;     ///< n * phi^i_circ (convex combination of plane offsets)
+  std::vector<double> c_truth_;  ///< c(y_i)
+  std::vector<double> sq_norm_;  ///< ||x_i||^2 of single-unit examples
+  // scratch of the last step
+  std::vector<double> dm_, dp_;
+  mutable std::vector<double> dense_;
+  std::vector<int> active_;
+  std::size_t last_block_ = 0;
+  double last_scale_ = 0;
+};
+
+}  // namespace dualgap_bcfw

@@ -1,0 +1,122 @@
+// Per-example working sets W_i of MP-BCFW and the approximate oracle
+//   H~_i(w) = max_{phi~ in W_i} <phi~, [w 1]>
+// (equation (6) and Algorithm 3 of Shah, Kolmogorov, Lampert, CVPR 2015).
+//
+// A plane of example i is phi^{iy} = (1/n)[A_i^T (m(y) - m(y_i)); Delta + c(y) - c(y_i)], so it
+// is stored as the labeling y (units_i ints), its offset Delta + c(y) - c(y_i), and the outer
+// iteration at which it was last active (returned as argmax by an exact or approximate call).
+// A multi-class plane is one int. Scoring a plane needs only the unary score table of w for
+// example i (computed once per call), so one approximate call costs O(units_i K d + |W_i| units_i).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "dual_state.hpp"
+
+namespace dualgap_bcfw {
+
+class WorkingSets {
+ public:
+  explicit WorkingSets(const Examples& ex) : ex_(ex), sets_(ex.num_examples()) {}
+
+  std::size_t size(std::size_t i) const { return sets_[i].offset.size(); }
+  const int* labels(std::size_t i, std::size_t p) const {
+    return sets_[i].labels.data() + p * static_cast<std::size_t>(ex_.units_of(i));
+  }
+  double offset(std::size_t i, std::size_t p) const { return sets_[i].offset[p]; }
+  void mark_active(std::size_t i, std::size_t p, int iteration) { sets_[i].last_active[p] = iteration; }
+
+  /// Adds the plane of labeling y (or marks it active if it is already there); if |W_i| > N,
+  /// evicts the longest-inactive plane other than this one. Returns the plane's index.
+  std::size_t add(std::size_t i, const int* y, double offset, int iteration, std::size_t N) {
+    Set& s = sets_[i];
+    const auto U = static_cast<std::size_t>(ex_.units_of(i));
+    for (std::size_t p = 0; p < s.offset.size(); ++p)
+      if (std::equal(y, y + U, s.labels.begin() + static_cast<std::ptrdiff_t>(p * U))) {
+        s.last_active[p] = iteration;
+        return p;
+      }
+    s.labels.insert(s.labels.end(), y, y + U);
+    s.offset.push_back(offset);
+    s.last_active.push_back(iteration);
+    std::size_t added = s.offset.size() - 1;
+    while (s.offset.size() > N && s.offset.size() > 1) {
+      std::size_t victim = s.offset.size();
+      for (std::size_t p = 0; p < s.offset.size(); ++p)
+        if (p != added && (victim == s.offset.size() || s.last_active[p] < s.last_active[victim]))
+          victim = p;
+      const std::size_t last = s.offset.size() - 1;
+      remove(i, victim);
+      if (added == last) added = victim;
+    }
+    return added;
+  }
+
+  /// Removes planes not active during the last T outer iterations (iteration - last >= T).
+  void drop_inactive(int iteration, int T) {
+    for (std::size_t i = 0; i < sets_.size(); ++i) {
+      Set& s = sets_[i];
+      for (std::size_t p = s.offset.size(); p-- > 0;)
+        if (iteration - s.last_active[p] >= T) remove(i, p);
+    }
+  }
+
+  /// Index of the plane maximizing score(y) + offset, given the unary score table S of w.
+  /// Requires size(i) > 0.
+  std::size_t argmax(const DualState& st, std::size_t i, const double* S) const {
+    const Set& s = sets_[i];
+    std::size_t best = 0;
+    double best_v = 0;
+    for (std::size_t p = 0; p < s.offset.size(); ++p) {
+      const double v = st.score(i, labels(i, p), S) + s.offset[p];
+      if (p == 0 || v > best_v) best_v = v, best = p;
+    }
+    return best;
+  }
+
+  double mean_size() const {
+    if (sets_.empty()) return 0;
+    std::size_t total = 0;
+    for (const Set& s : sets_) total += s.offset.size();
+    return static_cast<double>(total) / static_cast<double>(sets_.size());
+  }
+
+  std::size_t bytes() const {
+    std::size_t b = sets_.capacity() * sizeof(Set);
+    for (const Set& s : sets_)
+      b += s.labels.capacity() * sizeof(int) + s.offset.capacity() * sizeof(double) +
+           s.last_active.capacity() * sizeof(int);
+    return b;
+  }
+
+ private:
+  struct Set {
+    std::vector<int> labels;       ///< planes' labelings, units_i ints each
+    std::vector<double> offset;    ///< Delta(y_i, y) + c(y) - c(y_i)
+    std::vector<int> last_active;  ///< outer iteration of the last activity
+  };
+
+  /// Removes plane p by moving the last plane into its place (order does not matter).
+  void remove(std::size_t i, std::size_t p) {
+    Set& s = sets_[i];
+    const auto U = static_cast<std::size_t>(ex_.units_of(i));
+    const std::size_t last = s.offset.size() - 1;
+    if (p != last) {
+      std::copy(s.labels.begin() + static_cast<std::ptrdiff_t>(last * U),
+                s.labels.begin() + static_cast<std::ptrdiff_t>((last + 1) * U),
+                s.labels.begin() + static_cast<std::ptrdiff_t>(p * U));
+      s.offset[p] = s.offset[last];
+      s.last_active[p] = s.last_active[last];
+    }
+    s.labels.resize(last * U);
+    s.offset.pop_back();
+    s.last_active.pop_back();
+  }
+
+  const Examples& ex_;
+  std::vector<Set> sets_;
+};
+
+}  // namespace dualgap_bcfw

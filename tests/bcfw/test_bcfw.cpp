@@ -1,0 +1,236 @@
+// Tests of the multiclass oracle and the bcfw solver (BCFW, BCFW-avg, MP-BCFW, MP-BCFW-avg).
+#include "bcfw_support.hpp"
+
+using namespace bcfw_test;
+
+namespace {
+
+std::shared_ptr<StructuredOracle> multiclass() {
+  return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
+}
+
+void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
+  for (const auto& r : rec.rows) {
+    REQUIRE(r.m.primal);
+    REQUIRE(r.m.dual);
+    CHECK_MESSAGE(*r.m.primal >= *r.m.dual - tol,
+                  "passes " << r.passes << ": primal " << *r.m.primal << " < dual " << *r.m.dual);
+  }
+}
+
+double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
+
+}  // namespace
+
+TEST_CASE("multiclass oracle equals brute force (dense and sparse, loss-augmented and not)") {
+  auto oracle = multiclass();
+  for (bool sparse : {false, true}) {
+    const Examples ex = blobs(25, 6, 5, 7, 1.0, sparse);
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> g(0, 1);
+    for (int trial = 0; trial < 10; ++trial) {
+      Vector w(6 * 5);
+      for (auto& v : w) v = 0.3 * g(rng);
+      Labeling lab;
+      std::vector<double> S;
+      for (std::size_t i = 0; i < ex.num_examples(); ++i) {
+        for (bool aug : {true, false}) {
+          if (aug) oracle->max_oracle(ex, i, w, lab, S);
+          else oracle->decode(ex, i, w, lab, S);
+          const Vector x = ex.X.to_dense().row(static_cast<Eigen::Index>(i)).transpose();
+          double best = -1e300;
+          for (int k = 0; k < 5; ++k) {
+            const double s = w.segment(k * 6, 6).dot(x);
+            CHECK(S[static_cast<std::size_t>(k)] == doctest::Approx(s).epsilon(1e-12));
+            best = std::max(best, s + ((aug && k != ex.y[i]) ? 1.0 : 0.0));
+          }
+          const int y = lab.labels.at(0);
+          const double got = w.segment(y * 6, 6).dot(x) + ((aug && y != ex.y[i]) ? 1.0 : 0.0);
+          CHECK(got == doctest::Approx(best).epsilon(1e-12));
+          CHECK(lab.loss == (y != ex.y[i] ? 1.0 : 0.0));
+          CHECK(lab.constant == 0.0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("multiclass oracle counts every call, evaluation separately") {
+  auto oracle = multiclass();
+  const Examples ex = blobs(10, 3, 3, 1);
+  OracleCounters c;
+  oracle->attach_counters(&c);
+  Vector w = Vector::Zero(9);
+  Labeling lab;
+  std::vector<double> S;
+  for (std::size_t i = 0; i < 10; ++i) oracle->max_oracle(ex, i, w, lab, S);
+  c.evaluating = true;
+  for (std::size_t i = 0; i < 4; ++i) oracle->decode(ex, i, w, lab, S);
+  c.evaluating = false;
+  oracle->attach_counters(nullptr);
+  CHECK(c.exact_calls == 10);
+  CHECK(c.eval_calls == 4);
+  CHECK(c.approx_calls == 0);
+}
+
+TEST_CASE("BCFW on a tiny multiclass problem: gap below 1e-6, primal >= dual at every checkpoint") {
+  Data data;
+  data.train = blobs(12, 3, 3, 11, 0.8);
+  data.test = blobs(9, 3, 3, 12, 0.8);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 12;
+  OracleCounters c;
+  auto rec = run_bcfw(data, *oracle, lambda, json::object(), 200000, 1e-7, &c, 50);
+  check_primal_ge_dual(*rec);
+  CHECK(final_gap(*rec) < 1e-6);
+  // primal and dual against the independent QP solution
+  const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 20000);
+  CHECK(qp.primal - qp.dual < 1e-7);
+  CHECK(*rec->rows.back().m.primal == doctest::Approx(qp.primal).epsilon(1e-6));
+  CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);  // certified lower bound
+  CHECK(rec->rows.back().m.test_error);
+  CHECK(*rec->rows.back().m.train_error >= 0.0);
+}
+
+TEST_CASE("all four variants reach the optimum of the independent QP") {
+  Data data;
+  data.train = blobs(20, 4, 4, 21, 0.8);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 20;
+  const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 30000);
+  REQUIRE(qp.primal - qp.dual < 1e-6);
+  // FW without away steps converges as O(1/k): plain variants get a looser gap tolerance
+  // than those with many approximate passes over large working sets.
+  const std::pair<json, double> variants[] = {
+      {json::object(), 5e-4},
+      {json{{"averaging", true}}, 5e-4},
+      {json{{"multiplane", true}}, 1e-4},
+      {json{{"multiplane", true}, {"averaging", true}}, 1e-4},
+      {json{{"multiplane", true}, {"auto_rule", false}, {"M", 5}, {"N", 3}, {"T", 2}, {"sample", "cyclic"}}, 5e-5},
+      {json{{"sample", "uniform"}}, 1e-3},
+  };
+  for (const auto& [v, tol] : variants) {
+    CAPTURE(v.dump());
+    OracleCounters c;
+    auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-6, &c, 10);
+    check_primal_ge_dual(*rec, 1e-12);
+    CHECK(final_gap(*rec) < tol);
+    // the primal is within the final gap of the optimum
+    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
+    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-12);
+    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-12);
+  }
+}
+
+TEST_CASE("MP-BCFW needs fewer exact oracle calls than BCFW (paper Fig. 4)") {
+  Data data;
+  data.train = blobs(60, 5, 5, 31, 1.5);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 60;
+  OracleCounters c1, c2;
+  auto bcfw = run_bcfw(data, *oracle, lambda, json::object(), 5000, 1e-3, &c1, 1);
+  auto mp = run_bcfw(data, *oracle, lambda, json{{"multiplane", true}, {"auto_rule", false}, {"M", 10}},
+                     5000, 1e-3, &c2, 1);
+  REQUIRE(final_gap(*bcfw) <= 1e-3);
+  REQUIRE(final_gap(*mp) <= 1e-3);
+  CHECK(mp->rows.back().counters.exact_calls < bcfw->rows.back().counters.exact_calls);
+  CHECK(c2.approx_calls > 0);
+  check_primal_ge_dual(*mp);
+}
+
+TEST_CASE("oracle counts: n exact calls per pass, evaluation and approximate calls separate") {
+  Data data;
+  data.train = blobs(20, 3, 3, 41, 3.0);  // heavily overlapping: no convergence in 7 passes
+  data.test = blobs(8, 3, 3, 42, 3.0);
+  auto oracle = multiclass();
+  for (bool mp : {false, true}) {
+    OracleCounters c;
+    json p = mp ? json{{"multiplane", true}, {"auto_rule", false}, {"M", 3}} : json::object();
+    auto rec = run_bcfw(data, *oracle, 1.0 / 20, p, 7, 0.0, &c, 1);
+    REQUIRE(rec->rows.size() == 8);  // passes 0..7
+    CHECK(c.exact_calls == 7 * 20);
+    // per checkpoint: n loss-augmented calls (primal) + n decodes (train error) + 8 test decodes
+    CHECK(c.eval_calls == 8 * (20 + 20 + 8));
+    if (mp) {
+      double passes = 0;
+      for (const auto& r : rec->rows)
+        if (r.passes > 0) passes += rec->extra(r, "approx_passes");
+      CHECK(passes >= 7);       // at least one approximate pass per outer iteration
+      CHECK(passes <= 7 * 3);   // at most M; fewer only when a pass made no progress
+      CHECK(c.approx_calls == static_cast<std::int64_t>(passes) * 20);
+      CHECK(rec->extra(rec->rows.back(), "working_set") >= 1.0);
+    } else {
+      CHECK(c.approx_calls == 0);
+    }
+    for (std::size_t r = 0; r < rec->rows.size(); ++r)
+      CHECK(rec->rows[r].counters.exact_calls == static_cast<std::int64_t>(r * 20));
+  }
+}
+
+TEST_CASE("sparse features give the same run as dense ones") {
+  Data dense, sparse;
+  dense.train = blobs(25, 6, 4, 51, 1.0, true);
+  sparse.train = dense.train;
+  sparse.train.X = FeatureMatrix(SparseMatrix(dense.train.X.sparse()));
+  dense.train.X = FeatureMatrix(dense.train.X.to_dense());
+  auto oracle = multiclass();
+  OracleCounters c1, c2;
+  auto a = run_bcfw(dense, *oracle, 0.04, json{{"multiplane", true}, {"auto_rule", false}, {"M", 2}}, 20, 0, &c1, 5);
+  auto b = run_bcfw(sparse, *oracle, 0.04, json{{"multiplane", true}, {"auto_rule", false}, {"M", 2}}, 20, 0, &c2, 5);
+  REQUIRE(a->rows.size() == b->rows.size());
+  for (std::size_t r = 0; r < a->rows.size(); ++r) {
+    CHECK(*a->rows[r].m.primal == doctest::Approx(*b->rows[r].m.primal).epsilon(1e-10));
+    CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("any StructuredOracle: brute-force chain oracle with transitions and a constant term") {
+  Data data;
+  data.train = sequences(10, 1, 3, 3, 3, 61);
+  data.test = sequences(5, 1, 3, 3, 3, 62);
+  BruteChainOracle oracle;
+  const double lambda = 1.0 / 10;
+  const QpSolution qp = solve_dual_qp(data.train, oracle, lambda, 30000);
+  REQUIRE(qp.primal - qp.dual < 1e-5);  // FISTA's own certificate
+  const std::pair<json, double> variants[] = {
+      {json::object(), 5e-3},
+      {json{{"averaging", true}}, 5e-3},
+      {json{{"multiplane", true}}, 1e-3},
+      {json{{"multiplane", true}, {"averaging", true}}, 1e-3},
+      // many approximate passes over large working sets: close to a cutting-plane method
+      {json{{"multiplane", true}, {"auto_rule", false}, {"M", 50}, {"T", 1000}}, 1e-4},
+  };
+  for (const auto& [v, tol] : variants) {
+    CAPTURE(v.dump());
+    OracleCounters c;
+    auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
+    check_primal_ge_dual(*rec, 1e-12);
+    CHECK(final_gap(*rec) < tol);
+    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
+    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-10);
+    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
+  }
+}
+
+TEST_CASE("long examples: the dense-change norm gives the same run as the Gram-matrix norm") {
+  // 66-72 units per example (the multiclass oracle treats units independently, normalized
+  // Hamming loss). gram_max_units = 0 forces the dense path; cyclic order makes runs comparable.
+  Data data;
+  data.train = sequences(4, 66, 72, 3, 3, 71);
+  auto oracle = multiclass();
+  OracleCounters c1, c2;
+  const json base{{"multiplane", true}, {"auto_rule", false}, {"M", 3}, {"sample", "cyclic"}};
+  json gram = base, dense = base;
+  gram["gram_max_units"] = 100;
+  dense["gram_max_units"] = 0;
+  auto a = run_bcfw(data, *oracle, 0.25, gram, 200, 0, &c1, 20);
+  auto b = run_bcfw(data, *oracle, 0.25, dense, 200, 0, &c2, 20);
+  check_primal_ge_dual(*a);
+  check_primal_ge_dual(*b);
+  REQUIRE(a->rows.size() == b->rows.size());
+  for (std::size_t r = 0; r < a->rows.size(); ++r) {
+    CHECK(*a->rows[r].m.primal == doctest::Approx(*b->rows[r].m.primal).epsilon(1e-9));
+    CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
+  }
+  CHECK(*a->rows.back().m.dual > *a->rows[1].m.dual);
+}
