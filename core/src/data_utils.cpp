@@ -318,10 +318,28 @@ std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split_indices(
   } else if (stratified) {
     std::vector<std::vector<std::size_t>> by_class(static_cast<std::size_t>(std::max(ex.num_classes, 1)));
     for (std::size_t i = 0; i < n; ++i) by_class[static_cast<std::size_t>(example_class(ex, i))].push_back(i);
-    for (auto& members : by_class) {
-      shuffle(members, rng);
-      const auto k = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(members.size())));
-      for (std::size_t j = 0; j < k && j < members.size(); ++j) in_test[members[j]] = 1;
+    // Largest-remainder allocation: the test set has exactly round(test_fraction * n) examples
+    // and each class floor or ceil of test_fraction * count (ties: lower class index first).
+    const std::size_t K = by_class.size();
+    std::vector<std::size_t> take(K);
+    std::vector<std::pair<double, std::size_t>> rem;
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double want = test_fraction * static_cast<double>(by_class[k].size());
+      take[k] = static_cast<std::size_t>(std::floor(want));
+      total += take[k];
+      rem.emplace_back(-(want - std::floor(want)), k);
+    }
+    std::sort(rem.begin(), rem.end());
+    const auto target = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(n)));
+    for (std::size_t r = 0; total < target && r < rem.size(); ++r)
+      if (take[rem[r].second] < by_class[rem[r].second].size()) {
+        ++take[rem[r].second];
+        ++total;
+      }
+    for (std::size_t k = 0; k < K; ++k) {
+      shuffle(by_class[k], rng);
+      for (std::size_t j = 0; j < take[k]; ++j) in_test[by_class[k][j]] = 1;
     }
   } else {
     std::vector<std::size_t> all(n);

@@ -1,0 +1,83 @@
+// dense_text plugin: USPS-like, vowel-like, optdigits-like and iris-like files, and its errors.
+#include "helpers.hpp"
+
+using namespace dstest;
+
+TEST_CASE("dense_text: whitespace separated, float labels '6.0000' equal integer labels '6'") {
+  test::TempDir dir;
+  auto tr = write_file(dir, "zip.train.gz", "6.0000 -1.0000 0.5000 \n9.0000 1 1\n6.0000 0 0\n", Compression::gzip);
+  auto te = write_file(dir, "zip.test.gz", "9 0.25 -1\n6 1 1\n", Compression::gzip);
+  Data d = load("dense_text", {{"train", tr}, {"test", te}});
+  REQUIRE(!d.train.X.is_sparse());
+  CHECK(d.train.num_examples() == 3);
+  CHECK(d.train.num_features() == 2);
+  CHECK(d.train.y == std::vector<int>{0, 1, 0});
+  CHECK(d.test.y == std::vector<int>{1, 0});
+  CHECK(d.train.X.dense()(0, 1) == 0.5);
+  CHECK(d.test.X.dense()(0, 0) == 0.25);
+  CHECK(source_of(d)["label_map"] == json::array({"6", "9"}));
+}
+
+TEST_CASE("dense_text: CSV with header, row-id column dropped, label in column 1 (vowel)") {
+  test::TempDir dir;
+  auto p = write_file(dir, "vowel.train",
+                      "row.names,y,x.1,x.2\r\n1,1,-3.639,0.418\r\n2,11,-3.327,0.496\r\n3,2, 1.5 ,2\r\n");
+  Data d = load("dense_text", {{"train", p}, {"label_column", "1"}, {"drop_columns", {0}}});
+  CHECK(d.train.num_examples() == 3);
+  CHECK(d.train.num_features() == 2);
+  CHECK(d.train.num_classes == 3);
+  CHECK(d.train.y == std::vector<int>{0, 2, 1});  // numeric order: 1 < 2 < 11
+  CHECK(d.train.X.dense()(0, 0) == -3.639);
+  CHECK(d.train.X.dense()(2, 0) == 1.5);
+  CHECK(source_of(d)["header"] == true);
+  // Without drop_columns the row id would be a feature.
+  Data keep = load("dense_text", {{"train", p}, {"label_column", "1"}});
+  CHECK(keep.train.num_features() == 3);
+}
+
+TEST_CASE("dense_text: label last, '#' comment line, no header (optdigits)") {
+  test::TempDir dir;
+  auto p = write_file(dir, "optdigits.tra", "# the last digit is the class code\n0,1,6,3\n0,0,10,7\n");
+  Data d = load("dense_text", {{"train", p}, {"label_column", "last"}});
+  CHECK(d.train.num_features() == 3);
+  CHECK(d.train.y == std::vector<int>{0, 1});
+  CHECK(source_of(d)["header"] == false);
+  CHECK(d.train.X.dense()(1, 2) == 10.0);  // row "0,0,10,7": label 7, features 0 0 10
+}
+
+TEST_CASE("dense_text: string labels (iris), trailing empty line") {
+  test::TempDir dir;
+  auto p = write_file(dir, "iris.data",
+                      "5.1,3.5,1.4,0.2,Iris-setosa\n7.0,3.2,4.7,1.4,Iris-versicolor\n6.3,3.3,6.0,2.5,Iris-virginica\n\n");
+  Data d = load("dense_text", {{"train", p}, {"label_column", "last"}});
+  CHECK(d.train.num_examples() == 3);
+  CHECK(d.train.y == std::vector<int>{0, 1, 2});
+  CHECK(source_of(d)["label_map"][2] == "Iris-virginica");
+}
+
+TEST_CASE("dense_text: errors name file and line") {
+  test::TempDir dir;
+  auto err = [&](const std::string& name, const std::string& text, json extra = json::object()) {
+    json p = {{"train", write_file(dir, name, text)}};
+    p.update(extra);
+    return error_of([&] { load("dense_text", p); });
+  };
+  CHECK(err("x.txt", "1 1 2\n2 3 4\n3 5\n").find("x.txt:3: expected 2 features, found 1") != std::string::npos);
+  CHECK(err("y.txt", "1 1 2\n2 3 4 5\n").find("y.txt:2: expected 2 features, found 3") != std::string::npos);
+  CHECK(err("n.txt", "1 1 2\n2 3 abc\n", {{"header", "no"}}).find("n.txt:2: non-numeric value 'abc' in column 2") !=
+        std::string::npos);
+  CHECK(err("m.csv", "1,1,2\n,3,4\n").find("m.csv:2: label missing") != std::string::npos);
+  CHECK(err("e.csv", "1,1,2\n2,,4\n").find("e.csv:2: empty value in column 1") != std::string::npos);
+  CHECK(err("l.txt", "1 2 3\n", {{"label_column", "5"}}).find("l.txt:1: label_column 5 is outside") != std::string::npos);
+  CHECK(err("d.txt", "1 2 3\n", {{"drop_columns", {7}}}).find("d.txt:1: drop_columns names column 7") != std::string::npos);
+  CHECK(err("h.txt", "a b c\n").find("h.txt: no examples") != std::string::npos);
+  CHECK(!error_of([&] { load("dense_text", {{"train", "x"}, {"label_column", "middle"}}); }).empty());
+}
+
+TEST_CASE("dense_text: the test file must have the train file's columns") {
+  test::TempDir dir;
+  auto tr = write_file(dir, "tr.txt", "1 1 2\n2 3 4\n");
+  auto te = write_file(dir, "te.txt", "1 1 2 3\n");
+  auto msg = error_of([&] { load("dense_text", {{"train", tr}, {"test", te}}); });
+  CHECK(msg.find("te.txt:1: expected 2 features, found 3") != std::string::npos);
+}

@@ -1,0 +1,269 @@
+// data_utils: splits, subsampling, scaling, label maps, checksums, the cache, missing files.
+#include <cstdlib>
+#include <set>
+
+#include "helpers.hpp"
+
+using namespace dstest;
+
+namespace {
+
+/// n examples, class i % K (with K classes), feature = i, optional groups i / group_size.
+Examples toy(std::size_t n, int K, int group_size = 0) {
+  Examples ex;
+  ex.num_classes = K;
+  DenseMatrix X(static_cast<Eigen::Index>(n), 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    ex.y.push_back(static_cast<int>(i % static_cast<std::size_t>(K)));
+    X(static_cast<Eigen::Index>(i), 0) = static_cast<double>(i);
+    X(static_cast<Eigen::Index>(i), 1) = static_cast<double>(i % 7) - 3.0;
+    if (group_size) ex.group.push_back(static_cast<int>(i) / group_size);
+  }
+  ex.X = FeatureMatrix(std::move(X));
+  return ex;
+}
+
+/// Restores an environment variable at scope exit.
+struct EnvGuard {
+  std::string name, old;
+  bool had;
+  explicit EnvGuard(std::string n) : name(std::move(n)) {
+    const char* v = std::getenv(name.c_str());
+    had = v != nullptr;
+    if (had) old = v;
+  }
+  ~EnvGuard() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("split: deterministic in the seed, disjoint, covering, stratified") {
+  // Unequal classes: 0 gets 40, 1 gets 40, 2 gets 40 ... use K = 3 and n = 101 (34/34/33).
+  Examples ex = toy(101, 3);
+  auto [tr, te] = split_indices(ex, 0.3, 42, true, false);
+  auto [tr2, te2] = split_indices(ex, 0.3, 42, true, false);
+  auto [tr3, te3] = split_indices(ex, 0.3, 43, true, false);
+  CHECK(tr == tr2);
+  CHECK(te == te2);
+  CHECK(te != te3);
+  std::set<std::size_t> all(tr.begin(), tr.end());
+  for (auto i : te) CHECK(all.insert(i).second);
+  CHECK(all.size() == 101);
+  CHECK(std::is_sorted(te.begin(), te.end()));
+  std::vector<int> per(3, 0);
+  for (auto i : te) ++per[static_cast<std::size_t>(ex.y[i])];
+  CHECK(per == std::vector<int>{10, 10, 10});  // round(0.3 * 34) = 10, round(0.3 * 33) = 10
+  auto [tru, teu] = split_indices(ex, 0.3, 42, false, false);
+  CHECK(teu.size() == 30);
+  CHECK(tru.size() == 71);
+}
+
+TEST_CASE("split by group keeps each group on one side") {
+  Examples ex = toy(100, 4, 10);  // 10 groups of 10
+  auto [tr, te] = split_indices(ex, 0.3, 7, true, true);
+  CHECK(te.size() == 30);
+  std::set<int> gtr, gte;
+  for (auto i : tr) gtr.insert(ex.group[i]);
+  for (auto i : te) gte.insert(ex.group[i]);
+  for (int g : gte) CHECK(gtr.count(g) == 0);
+  Examples nogroup = toy(10, 2);
+  CHECK(error_of([&] { split_indices(nogroup, 0.3, 7, true, true); }).find("no group ids") != std::string::npos);
+}
+
+TEST_CASE("per-class subsampling keeps min(count, m) per class, deterministically") {
+  Examples ex = toy(50, 3);  // 17, 17, 16
+  auto keep = per_class_indices(ex, 16, 5);
+  CHECK(keep.size() == 48);
+  CHECK(keep == per_class_indices(ex, 16, 5));
+  CHECK(keep != per_class_indices(ex, 16, 6));
+  CHECK(std::is_sorted(keep.begin(), keep.end()));
+  std::vector<int> per(3, 0);
+  for (auto i : keep) ++per[static_cast<std::size_t>(ex.y[i])];
+  CHECK(per == std::vector<int>{16, 16, 16});
+  CHECK(per_class_indices(ex, 100, 5).size() == 50);
+}
+
+TEST_CASE("scaling is fitted on train and applied to test") {
+  Examples tr = toy(10, 2), te = toy(3, 2);
+  te.X.dense_mut()(0, 0) = 18.0;  // outside the training range 0..9: not clipped
+  apply_scaling(tr, te, Scaling::minmax01);
+  CHECK(tr.X.dense().col(0).minCoeff() == 0.0);
+  CHECK(tr.X.dense().col(0).maxCoeff() == 1.0);
+  CHECK(te.X.dense()(0, 0) == doctest::Approx(2.0));
+  CHECK(te.X.dense()(1, 0) == doctest::Approx(1.0 / 9.0));
+
+  Examples a = toy(10, 2), b = toy(3, 2);
+  apply_scaling(a, b, Scaling::minmax11);
+  CHECK(a.X.dense().col(0).minCoeff() == -1.0);
+  CHECK(a.X.dense().col(0).maxCoeff() == doctest::Approx(1.0));
+
+  Examples s = toy(10, 2), e;
+  apply_scaling(s, e, Scaling::standardize);
+  CHECK(s.X.dense().col(0).mean() == doctest::Approx(0.0).epsilon(1e-12));
+  CHECK((s.X.dense().col(0).array().square().mean()) == doctest::Approx(1.0));
+
+  // Constant features map to 0.
+  Examples c = toy(5, 2), ce;
+  c.X.dense_mut().col(1).setConstant(4.0);
+  apply_scaling(c, ce, Scaling::minmax01);
+  CHECK(c.X.dense().col(1).cwiseAbs().maxCoeff() == 0.0);
+
+  // Sparse: maxabs keeps the pattern; shifting scalings are refused.
+  Examples sp;
+  sp.num_classes = 2;
+  sp.y = {0, 1};
+  DenseMatrix D(2, 3);
+  D << 0, -4, 0, 2, 2, 0;
+  sp.X = FeatureMatrix(SparseMatrix(D.sparseView()));
+  Examples none;
+  apply_scaling(sp, none, Scaling::maxabs);
+  CHECK(sp.X.nonzeros() == 3);
+  CHECK(sp.X.to_dense()(0, 1) == -1.0);
+  CHECK(sp.X.to_dense()(1, 0) == 1.0);
+  CHECK(error_of([&] { apply_scaling(sp, none, Scaling::standardize); }).find("maxabs") != std::string::npos);
+}
+
+TEST_CASE("label maps: numeric order when all numeric, else string order") {
+  LabelMap m = LabelMap::build({"10", "2", "2.0", "-1"});
+  CHECK(m.numeric());
+  CHECK(m.num_classes() == 3);
+  CHECK(m.index("-1") == 0);
+  CHECK(m.index("2.000") == 1);
+  CHECK(m.index("10") == 2);
+  CHECK(m.index("3") == -1);
+  LabelMap s = LabelMap::build({"b", "a", "1"});
+  CHECK(!s.numeric());
+  CHECK(s.index("1") == 0);
+  CHECK(s.index("a") == 1);
+}
+
+TEST_CASE("checksum64 is stable and sensitive to every byte") {
+  std::string a(1000, 'x');
+  const auto h = checksum64(a);
+  CHECK(h == checksum64(a));
+  for (std::size_t i : {0u, 7u, 31u, 32u, 500u, 999u}) {
+    std::string b = a;
+    b[i] = 'y';
+    CHECK(checksum64(b) != h);
+  }
+  CHECK(checksum64(a.substr(0, 999)) != h);
+}
+
+TEST_CASE("cache: round trip, hit, invalidation on file change, corrupt cache") {
+  test::TempDir dir, cache;
+  const std::string text = "1 1:1 3:2\n2 2:1\n3 1:4\n";
+  auto p = write_file(dir, "c.txt", text);
+  Data first = load("libsvm", {{"train", p}}, 0, cache.str());
+  CHECK(source_of(first)["cache"] == "stored");
+  Data second = load("libsvm", {{"train", p}}, 0, cache.str());
+  CHECK(source_of(second)["cache"] == "hit");
+  CHECK(same_examples(first.train, second.train));
+  CHECK(second.train.X.is_sparse());
+
+  // A parse option is part of the key: dense output is not served from the sparse cache.
+  Data dense = load("libsvm", {{"train", p}, {"dense", true}}, 0, cache.str());
+  CHECK(source_of(dense)["cache"] == "stored");
+  CHECK(!dense.train.X.is_sparse());
+
+  // The file changes: the new content is parsed, never the stale cache.
+  write_file(dir, "c.txt", "1 1:9\n2 2:1\n");
+  Data changed = load("libsvm", {{"train", p}}, 0, cache.str());
+  CHECK(source_of(changed)["cache"] == "stored");
+  CHECK(changed.train.num_examples() == 2);
+  CHECK(changed.train.X.to_dense()(0, 0) == 9.0);
+
+  // Corrupt every cache file (flip one payload byte, or truncate): reparse, correct result.
+  for (auto& e : std::filesystem::directory_iterator(cache.path)) {
+    std::string bytes = read_raw_file(e.path().string());
+    bytes[bytes.size() - 3] ^= 0x55;
+    std::ofstream(e.path(), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  Data after = load("libsvm", {{"train", p}}, 0, cache.str());
+  CHECK(source_of(after)["cache"] == "stored");
+  CHECK(after.train.X.to_dense()(0, 0) == 9.0);
+  for (auto& e : std::filesystem::directory_iterator(cache.path)) std::filesystem::resize_file(e.path(), 20);
+  Data trunc = load("libsvm", {{"train", p}}, 0, cache.str());
+  CHECK(source_of(trunc)["cache"] == "stored");
+  CHECK(same_examples(trunc.train, after.train));
+
+  // cache: false ignores the folder.
+  Data off = load("libsvm", {{"train", p}, {"cache", false}}, 0, cache.str());
+  CHECK(source_of(off)["cache"] == "off");
+}
+
+TEST_CASE("cache serialization round-trips structured examples exactly") {
+  Data d;
+  d.name = "s";
+  d.source = "{\"x\":1}";
+  d.train.num_classes = 3;
+  d.train.y = {0, 1, 2, 1, 0};
+  d.train.unit_offset = {0, 2, 5};
+  d.train.edge_offset = {0, 1, 3};
+  d.train.edges = {{0, 1}, {0, 1}, {1, 2}};
+  d.train.group = {4, 7};
+  DenseMatrix X = DenseMatrix::Random(5, 3);
+  d.train.X = FeatureMatrix(X);
+  const std::string bytes = serialize_data(d, 99);
+  Data back;
+  REQUIRE(deserialize_data(bytes, 99, back));
+  CHECK(back.train.unit_offset == d.train.unit_offset);
+  CHECK(back.train.edges == d.train.edges);
+  CHECK(back.train.group == d.train.group);
+  CHECK(back.train.X.dense() == X);
+  CHECK(back.source == d.source);
+  CHECK(!deserialize_data(bytes, 98, back));  // another key
+  for (std::size_t cut : {std::size_t{0}, std::size_t{10}, bytes.size() - 1})
+    CHECK(!deserialize_data(std::string_view(bytes).substr(0, cut), 99, back));
+}
+
+TEST_CASE("missing files: the message names the file, DUALGAP_DATA and the README") {
+  EnvGuard guard("DUALGAP_DATA");
+  test::TempDir root;
+  setenv("DUALGAP_DATA", root.str().c_str(), 1);
+  auto msg = error_of([&] { load("dense_text", {{"train", "${DUALGAP_DATA}/usps/zip.train.gz"}}); });
+  CHECK(msg.find(root.str() + "/usps/zip.train.gz: no such file") != std::string::npos);
+  CHECK(msg.find("DUALGAP_DATA=" + root.str()) != std::string::npos);
+  CHECK(msg.find("'usps' section of shared/data/README.md") != std::string::npos);
+  // Under the data folder without ${...} in the config: same hint.
+  msg = error_of([&] { load("libsvm", {{"train", root.str() + "/sector/sector.scale.bz2"}}); });
+  CHECK(msg.find("'sector' section") != std::string::npos);
+
+  unsetenv("DUALGAP_DATA");
+  msg = error_of([&] { load("dense_text", {{"train", "${DUALGAP_DATA}/usps/zip.train.gz"}}); });
+  CHECK(msg.find("DUALGAP_DATA is not set") != std::string::npos);
+  CHECK(msg.find("'usps' section of shared/data/README.md") != std::string::npos);
+  msg = error_of([&] { load("libsvm", {{"train", "/nonexistent/x.svm"}}); });
+  CHECK(msg.find("/nonexistent/x.svm: no such file") != std::string::npos);
+  CHECK(msg.find("set DUALGAP_DATA") != std::string::npos);
+  msg = error_of([&] { load("libsvm", {{"train", root.str()}}); });
+  CHECK(msg.find("is a directory") != std::string::npos);
+}
+
+TEST_CASE("dataset options: split, per-class, max_examples and scale through a plugin") {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += std::to_string(i % 3) + " " + std::to_string(i) + " " + std::to_string(i % 5) + "\n";
+  auto p = write_file(dir, "t.txt", text);
+  Data a = load("dense_text", {{"train", p}, {"test_fraction", 0.25}}, 3);
+  Data b = load("dense_text", {{"train", p}, {"test_fraction", 0.25}}, 3);
+  Data c = load("dense_text", {{"train", p}, {"test_fraction", 0.25}}, 4);
+  Data c2 = load("dense_text", {{"train", p}, {"test_fraction", 0.25}, {"seed_offset", 1}}, 3);
+  CHECK(a.train.num_examples() == 45);
+  CHECK(a.test.num_examples() == 15);
+  CHECK(class_counts(a.test) == std::vector<std::int64_t>{5, 5, 5});
+  CHECK(same_examples(a.test, b.test));
+  CHECK(!same_examples(a.test, c.test));
+  CHECK(!same_examples(a.test, c2.test));
+  Data pc = load("dense_text", {{"train", p}, {"per_class", 4}, {"scale", "minmax01"}});
+  CHECK(class_counts(pc.train) == std::vector<std::int64_t>{4, 4, 4});
+  CHECK(pc.train.X.dense().maxCoeff() == 1.0);
+  Data mx = load("dense_text", {{"train", p}, {"max_examples", 7}});
+  CHECK(mx.train.num_examples() == 7);
+  CHECK(mx.train.X.dense()(6, 0) == 6.0);
+  auto msg = error_of([&] { load("dense_text", {{"train", p}, {"test", p}, {"test_fraction", 0.2}}); });
+  CHECK(msg.find("give one or the other") != std::string::npos);
+  CHECK(source_of(a)["applied"]["split"]["test_fraction"] == 0.25);
+}
