@@ -264,7 +264,8 @@ const char* kScript = R"JS(
     box.appendChild(l);
   });
   drawAll();
-  document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
+  document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));  // script: parse + draw
+  document.body.setAttribute('data-ready-ms', performance.now().toFixed(1));  // since navigation start
 })();
 )JS";
 
