@@ -334,3 +334,35 @@ TEST_CASE("the dualgap CLI dispatches `compare`") {
   CHECK(status(std::system((base + tmp.path.string() + " --bogus 2>/dev/null").c_str())) == 2);
   CHECK(status(std::system((base + (tmp.path / "missing").string() + " 2>/dev/null").c_str())) == 1);
 }
+
+TEST_CASE("approximate problems are flagged; a failed run with an empty curve is kept") {
+  TempDir tmp;
+  SyntheticRun s;
+  s.approximate = true;
+  s.solver = "MP-BCFW";
+  write_run(tmp.path, synthetic_run_json(s));
+  json failed = synthetic_run_json(SyntheticRun{});
+  failed["run_id"] = "crashed";
+  failed["status"] = "failed";
+  failed["message"] = "oracle threw: bad label";
+  failed["curve"] = {{"passes", json::array()}, {"primal", json::array()}};
+  write_run(tmp.path, failed);
+  RunSet set = load_runs({tmp.path.string()});
+  REQUIRE(set.runs.size() == 2);
+  REQUIRE(set.problems.size() == 1);
+  CHECK(set.problems[0].approximate);
+  json t = compute_tables(set, "primal_subopt", {0.1}, Options{});
+  CHECK(t["problems"][0]["approximate"] == true);
+  json bcfw;
+  for (const auto& js : t["problems"][0]["solvers"])
+    if (js["solver"] == "BCFW") bcfw = js;
+  REQUIRE(bcfw.is_object());
+  CHECK(bcfw["failed"] == 1);
+  CHECK(bcfw["reach"][0]["passes"]["total"] == 1);     // counted, censored at zero budget
+  CHECK(bcfw["reach"][0]["passes"]["reached"] == 0);
+  const std::string text = format_text(t);
+  CHECK(text.find("approximate") != std::string::npos);
+  CHECK(text.find("oracle threw: bad label") != std::string::npos);
+  Curves c = make_curves(set, set.problems[0], "passes", "gap", Options{});
+  CHECK(c.bands.size() == 1);  // the failed run has nothing to draw
+}
