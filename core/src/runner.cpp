@@ -355,7 +355,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       running.push_back(c);
       progress();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
     for (std::size_t k = 0; k < running.size();) {
       Child& c = running[k];
       int status = 0;
