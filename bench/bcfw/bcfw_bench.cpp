@@ -1,0 +1,131 @@
+// Micro-benchmarks on USPS-sized dense data (n = 7291, d = 256, K = 10, generated):
+//   * stream:        a streaming read of 64 MB (the memory-bandwidth bound bytes/s is compared to)
+//   * oracle_call:   one multiclass max-oracle call (score table x_i W^T + argmax)
+//   * exact_step:    one exact BCFW step (oracle call + step on the marginal table + w update)
+//   * approx_step:   one approximate step (score table + max over a working set of 2 planes + step)
+// Bytes per call: the row x_i (d doubles) and w (K d doubles) are read; a step also writes the
+// touched class blocks of w (2 blocks of d doubles typically). Google Benchmark reports
+// bytes_per_second from SetBytesProcessed; compare it to the stream figure. w (20 KB) lives in
+// L1/L2, so a call is compute-bound, not bandwidth-bound: the ratio says how far from the
+// bandwidth bound the kernel is, not that it should reach it.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "dual_state.hpp"
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/plugin.hpp"
+#include "loader.hpp"
+#include "schema.hpp"
+#include "working_set.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+struct Fixture {
+  Examples ex;
+  std::shared_ptr<StructuredOracle> oracle;
+  static constexpr int n = 7291, d = 256, K = 10;
+  Fixture() {
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> u(-1, 1);
+    DenseMatrix X(n, d);
+    for (int i = 0; i < n; ++i) {
+      ex.y.push_back(i % K);
+      for (int j = 0; j < d; ++j) X(i, j) = u(rng);
+    }
+    ex.X = FeatureMatrix(std::move(X));
+    ex.num_classes = K;
+    static PluginRegistry reg = [] {
+      PluginRegistry r;
+      r.scan({DUALGAP_PLUGIN_DIR});
+      return r;
+    }();
+    const auto& p = reg.get(Kind::oracle, "multiclass");
+    oracle = create_object<StructuredOracle>(p, make_params(p.description->params));
+  }
+};
+
+Fixture& fx() {
+  static Fixture f;
+  return f;
+}
+
+constexpr double kCallBytes = 8.0 * (Fixture::d + Fixture::K * Fixture::d);  // x_i and w read
+constexpr double kStepBytes = kCallBytes + 8.0 * 2 * 2 * Fixture::d;         // + 2 blocks of w r/w
+
+void stream(benchmark::State& state) {
+  std::vector<double> a(8 << 20, 1.0);  // 64 MB
+  for (auto _ : state) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (std::size_t i = 0; i < a.size(); i += 4) s0 += a[i], s1 += a[i + 1], s2 += a[i + 2], s3 += a[i + 3];
+    benchmark::DoNotOptimize(s0 + s1 + s2 + s3);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(a.size() * 8));
+}
+BENCHMARK(stream)->Unit(benchmark::kMillisecond);
+
+void oracle_call(benchmark::State& state) {
+  auto& f = fx();
+  Vector w = Vector::Random(f.K * f.d);
+  Labeling lab;
+  std::vector<double> S;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    f.oracle->max_oracle(f.ex, i, w, lab, S);
+    benchmark::DoNotOptimize(lab.labels.data());
+    if (++i == static_cast<std::size_t>(f.n)) i = 0;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kCallBytes));
+}
+BENCHMARK(oracle_call);
+
+void exact_step(benchmark::State& state) {
+  auto& f = fx();
+  dualgap_bcfw::DualState st(f.ex, *f.oracle, 1.0 / f.n, 64);
+  Labeling lab;
+  std::vector<double> S;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    f.oracle->max_oracle(f.ex, i, st.w, lab, S);
+    st.step(i, lab.labels.data(), lab.loss + lab.constant - st.truth_constant(i), S.data());
+    if (++i == static_cast<std::size_t>(f.n)) i = 0;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kStepBytes));
+}
+BENCHMARK(exact_step);
+
+void approx_step(benchmark::State& state) {
+  auto& f = fx();
+  dualgap_bcfw::DualState st(f.ex, *f.oracle, 1.0 / f.n, 64);
+  dualgap_bcfw::WorkingSets ws(f.ex);
+  Labeling lab;
+  std::vector<double> S;
+  // one exact pass fills the working sets (ground truth + one oracle plane each)
+  for (std::size_t i = 0; i < static_cast<std::size_t>(f.n); ++i) {
+    ws.add(i, f.ex.y.data() + i, 0.0, 0, 1000);
+    f.oracle->max_oracle(f.ex, i, st.w, lab, S);
+    const double off = lab.loss + lab.constant - st.truth_constant(i);
+    st.step(i, lab.labels.data(), off, S.data());
+    ws.add(i, lab.labels.data(), off, 1, 1000);
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::size_t best;
+    {
+      Oracle::CallScope scope(*f.oracle, CallKind::approximate);
+      StructuredOracle::unary_scores(f.ex, i, st.w, S);
+      best = ws.argmax(st, i, S.data());
+    }
+    st.step(i, ws.labels(i, best), ws.offset(i, best), S.data());
+    if (++i == static_cast<std::size_t>(f.n)) i = 0;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kStepBytes));
+  state.counters["working_set"] = ws.mean_size();
+}
+BENCHMARK(approx_step);
+
+}  // namespace
+
+BENCHMARK_MAIN();
