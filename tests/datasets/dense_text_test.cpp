@@ -71,7 +71,25 @@ TEST_CASE("dense_text: errors name file and line") {
   CHECK(err("l.txt", "1 2 3\n", {{"label_column", "5"}}).find("l.txt:1: label_column 5 is outside") != std::string::npos);
   CHECK(err("d.txt", "1 2 3\n", {{"drop_columns", {7}}}).find("d.txt:1: drop_columns names column 7") != std::string::npos);
   CHECK(err("h.txt", "a b c\n").find("h.txt: no examples") != std::string::npos);
-  CHECK(!error_of([&] { load("dense_text", {{"train", "x"}, {"label_column", "middle"}}); }).empty());
+  CHECK(err("v.csv", "id,y,a\n1,2,3\n", {{"label_column", "yy"}}).find("v.csv:1: label_column 'yy' is not a column of the header line (id, y, a)") !=
+        std::string::npos);
+  CHECK(error_of([&] { load("dense_text", {{"train", "x"}, {"label_column", "y"}, {"header", "no"}}); }).find("header is 'no'") !=
+        std::string::npos);
+}
+
+TEST_CASE("dense_text: label column by header name, tabs, quoted labels, no final newline") {
+  test::TempDir dir;
+  auto p = write_file(dir, "v.csv", "row.names,y,x.1\n1,3,0.5\n2,1,0.25");  // no final newline
+  Data d = load("dense_text", {{"train", p}, {"label_column", "y"}, {"drop_columns", {0}}});
+  CHECK(d.train.num_examples() == 2);
+  CHECK(d.train.num_features() == 1);
+  CHECK(d.train.y == std::vector<int>{1, 0});
+  CHECK(d.train.X.dense()(1, 0) == 0.25);
+  auto t = write_file(dir, "t.tsv", "1.5\t2\t\"b\"\n3\t4\t\"a\"\n");
+  Data q = load("dense_text", {{"train", t}, {"label_column", "last"}, {"separator", "tab"}});
+  CHECK(q.train.y == std::vector<int>{1, 0});
+  CHECK(q.train.X.dense()(0, 0) == 1.5);
+  CHECK(source_of(q)["label_map"] == json::array({"a", "b"}));
 }
 
 TEST_CASE("dense_text: the test file must have the train file's columns") {

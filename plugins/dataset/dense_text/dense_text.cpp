@@ -74,11 +74,12 @@ class DenseTextDataset final : public DatasetPlugin {
         drop_columns_(p.get<std::vector<std::int64_t>>("drop_columns")),
         header_(p.get<std::string>("header")),
         separator_(p.get<std::string>("separator")) {
+    if (label_column_.empty()) throw ParamError("dense_text: label_column is empty (first, last, a 0-based number or a header name)");
     if (label_column_ != "first" && label_column_ != "last") {
       std::int64_t c;
-      if (!parse_index(label_column_, c))
-        throw ParamError("dense_text: label_column must be first, last or a 0-based column number, got '" +
-                         label_column_ + "'");
+      label_by_name_ = !parse_index(label_column_, c);
+      if (label_by_name_ && header_ == "no")
+        throw ParamError("dense_text: label_column '" + label_column_ + "' names a header column, but header is 'no'");
     }
     for (auto c : drop_columns_)
       if (c < 0) throw ParamError("dense_text: drop_columns must be 0-based column numbers, got " + std::to_string(c));
@@ -119,13 +120,27 @@ class DenseTextDataset final : public DatasetPlugin {
     return Sep::whitespace;
   }
 
-  Layout make_layout(Sep sep, std::size_t columns, const std::string& path, std::size_t ln) const {
+  Layout make_layout(Sep sep, const std::vector<std::string_view>& first, const std::string& path, std::size_t ln) const {
     Layout L;
     L.sep = sep;
+    const std::size_t columns = first.size();
     L.columns = columns;
     if (label_column_ == "first") L.label = 0;
     else if (label_column_ == "last") L.label = columns - 1;
-    else L.label = static_cast<std::size_t>(std::stoll(label_column_));
+    else if (label_by_name_) {
+      // A header name: the first line must be the header holding it.
+      std::string names;
+      L.label = columns;
+      for (std::size_t c = 0; c < columns; ++c) {
+        if (unquote(first[c]) == label_column_) L.label = c;
+        names += (names.empty() ? "" : ", ") + std::string(unquote(first[c]));
+      }
+      if (L.label == columns)
+        throw data_error(path, ln, "label_column '" + label_column_ + "' is not a column of the header line (" +
+                                       names.substr(0, 200) + ")");
+    } else {
+      L.label = static_cast<std::size_t>(std::stoll(label_column_));
+    }
     if (L.label >= columns)
       throw data_error(path, ln, "label_column " + label_column_ + " is outside the " + std::to_string(columns) +
                                      " columns of the line");
@@ -145,7 +160,7 @@ class DenseTextDataset final : public DatasetPlugin {
 
   /// Whether a line is a header: asked, or (auto) some feature column is not a number.
   bool is_header(const std::vector<std::string_view>& f, const Layout& L) const {
-    if (header_ == "yes") return true;
+    if (header_ == "yes" || label_by_name_) return true;
     if (header_ == "no") return false;
     double v;
     for (std::size_t c = 0; c < f.size(); ++c)
@@ -168,7 +183,7 @@ class DenseTextDataset final : public DatasetPlugin {
         if (first_file) {
           const Sep sep = pick_separator(line);
           split_fields(line, sep, f);
-          L = make_layout(sep, f.size(), path, ln);
+          L = make_layout(sep, f, path, ln);
         } else {
           split_fields(line, L.sep, f);
         }
@@ -253,6 +268,7 @@ class DenseTextDataset final : public DatasetPlugin {
   std::string train_, name_, label_column_;
   std::vector<std::int64_t> drop_columns_;
   std::string header_, separator_;
+  bool label_by_name_ = false;
 };
 
 PluginDescription describe() {
@@ -261,7 +277,8 @@ PluginDescription describe() {
   std::vector<ParamSpec> ps{
       path_param("train", nullptr, "training file (plain, .gz or .bz2)"),
       string_param("name", "", "data set name in the results (default: the train file name)"),
-      string_param("label_column", "first", "column of the label: first, last, or a 0-based column number"),
+      string_param("label_column", "first",
+                   "column of the label: first, last, a 0-based column number written as a string (\"1\"), or a header name"),
       drop,
       choice_param("header", "auto", {"auto", "yes", "no"},
                    "first data line is a header: auto = when a feature column of it is not a number"),
