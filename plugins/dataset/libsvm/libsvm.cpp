@@ -4,6 +4,7 @@
 // endings, trailing spaces, '#' comment lines and trailing "# ..." comments.
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 #include "dualgap/data_utils.hpp"
 #include "dualgap/plugin.hpp"
@@ -115,8 +116,19 @@ Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std:
   // Release the parse buffers early (sector: ~25 MB).
   f.index = {};
   f.value = {};
-  if (dense) ex.X = FeatureMatrix(DenseMatrix(S));
-  else ex.X = FeatureMatrix(std::move(S));
+  if (dense) {
+    // Refuse before allocating: with memory overcommit a too-large matrix is not a bad_alloc
+    // but an OOM kill while it is zero-filled.
+    const double bytes = static_cast<double>(rows) * static_cast<double>(num_features) * 8.0;
+    const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    if (phys > 0 && bytes > 0.5 * phys)
+      throw data_error(f.path, 0, "dense: true needs " + std::to_string(bytes * 1e-9) + " GB for " + std::to_string(rows) +
+                                      " x " + std::to_string(num_features) + " values, more than half of the " +
+                                      std::to_string(phys * 1e-9) + " GB of memory; keep the data sparse (dense: false)");
+    ex.X = FeatureMatrix(DenseMatrix(S));
+  } else {
+    ex.X = FeatureMatrix(std::move(S));
+  }
   return ex;
 }
 
