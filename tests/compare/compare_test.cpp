@@ -366,3 +366,23 @@ TEST_CASE("approximate problems are flagged; a failed run with an empty curve is
   Curves c = make_curves(set, set.problems[0], "passes", "gap", Options{});
   CHECK(c.bands.size() == 1);  // the failed run has nothing to draw
 }
+
+TEST_CASE("repeats over different data splits (same group_key) form one band; bounds stay per split") {
+  TempDir tmp;
+  // Two splits of one problem (problem_key S1, S2; group_key G): each has its own optimum.
+  write_run(tmp.path, tiny_run("a_r0", "A", {5.0, 3.0, 2.0}, {0.0, 1.0, 1.9}, {{"problem_key", "S1"}, {"group_key", "G"}}));
+  write_run(tmp.path, tiny_run("a_r1", "A", {15.0, 13.0, 12.0}, {10.0, 11.0, 11.5}, {{"problem_key", "S2"}, {"group_key", "G"}}));
+  write_run(tmp.path, tiny_run("b_r1", "B", {14.0, 12.5, 11.8}, {10.0, 11.6, 11.7}, {{"problem_key", "S2"}, {"group_key", "G"}}));
+  RunSet set = load_runs({tmp.path.string()});
+  REQUIRE(set.problems.size() == 1);
+  CHECK(set.problems[0].runs.size() == 3);
+  const Run& r0 = set.runs[0];
+  const Run& r1 = set.runs[1];
+  REQUIRE(r0.run_id == "a_r0");
+  CHECK(series(set, r0, "primal_subopt")[2] == doctest::Approx(2.0 - 1.9));   // own split's bound
+  CHECK(series(set, r1, "primal_subopt")[2] == doctest::Approx(12.0 - 11.7)); // B's dual on split 2
+  CHECK(series(set, r1, "dual_subopt")[2] == doctest::Approx(11.8 - 11.5));
+  Curves c = make_curves(set, set.problems[0], "passes", "primal_subopt", Options{});
+  for (auto& b : c.bands)
+    if (b.solver == "A") CHECK(b.runs == 2);
+}

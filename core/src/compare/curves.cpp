@@ -27,16 +27,17 @@ std::vector<double> series(const RunSet& set, const Run& run, const std::string&
   };
   if (name == "primal_subopt") {
     if (!p.has_dual) return {};
-    return transform("primal", [&](double v) { return v - p.best_lower; });
+    if (!std::isfinite(run.best_lower)) return {};
+    return transform("primal", [&](double v) { return v - run.best_lower; });
   }
   if (name == "dual_subopt") {
     if (!p.has_dual) return {};
-    return transform("dual", [&](double v) { return p.best_upper - v; });
+    return transform("dual", [&](double v) { return run.best_upper - v; });
   }
   if (name == "rel_objective") {
-    if (!std::isfinite(p.best_upper)) return {};
-    const double scale = std::max(std::abs(p.best_upper), 1e-300);
-    return transform("primal", [&](double v) { return (v - p.best_upper) / scale; });
+    if (!std::isfinite(run.best_upper)) return {};
+    const double scale = std::max(std::abs(run.best_upper), 1e-300);
+    return transform("primal", [&](double v) { return (v - run.best_upper) / scale; });
   }
   if (name == "time") {
     // time includes oracle time: replayed time = (time - oracle_time) + k * oracle_time.

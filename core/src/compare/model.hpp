@@ -22,7 +22,15 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// One run.json. Curve columns are numeric; JSON null becomes NaN.
 struct Run {
-  std::string path, experiment, run_id, solver, status, message, problem_key;
+  std::string path, experiment, run_id, solver, status, message;
+  /// Grouping key: runs of the same problem up to seeds (`group_key`, else `problem_key`):
+  /// repeats over different data splits form one band.
+  std::string problem_key;
+  /// The exact problem (`problem_key`: same data split and feature draws): reference bounds
+  /// are taken over the runs sharing it, since each split has its own optimum.
+  std::string bound_key;
+  double best_upper = kNaN;  ///< lowest primal over the runs sharing bound_key
+  double best_lower = kNaN;  ///< highest certified dual over the runs sharing bound_key
   bool approximate = false;
   nlohmann::json problem_config;  ///< data/features/oracle/problem sections, for labels
   std::map<std::string, std::vector<double>> curve;

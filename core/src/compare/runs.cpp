@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -224,7 +225,12 @@ Run parse_run(const json& doc, const std::string& path) {
   run.solver = string_or(doc, "solver", config_solver.empty() ? std::string("?") : config_solver);
   run.status = string_or(doc, "status", "unknown");
   run.message = string_or(doc, "message");
-  run.problem_key = problem_key_of(doc);
+  run.bound_key = problem_key_of(doc);
+  {
+    auto g = doc.find("group_key");
+    run.problem_key = g != doc.end() && g->is_string() && !g->get<std::string>().empty() ? g->get<std::string>()
+                                                                                          : run.bound_key;
+  }
   run.approximate = doc.value("approximate", false);
   if (config.is_object())
     for (const char* k : {"data", "features", "oracle", "problem"})
@@ -274,6 +280,23 @@ void group_runs(RunSet& set) {
   }
   std::map<std::string, int> problems_per_experiment;
   for (auto& p : set.problems) problems_per_experiment[set.runs[p.runs.front()].experiment]++;
+
+  // Reference bounds per exact problem (bound_key), then per group for display.
+  std::map<std::string, std::pair<double, double>> bounds;  // bound_key -> (upper, lower)
+  for (const Run& run : set.runs) {
+    auto& [upper, lower] = bounds.try_emplace(run.bound_key, kNaN, kNaN).first->second;
+    if (auto* primal = run.column("primal"))
+      for (double v : *primal)
+        if (std::isfinite(v) && !(v >= upper)) upper = v;
+    auto s = run.summary.find("primal");
+    if (s != run.summary.end() && std::isfinite(s->second) && !(s->second >= upper)) upper = s->second;
+    if (auto* dual = run.column("dual"))
+      for (double v : *dual)
+        if (std::isfinite(v) && !(v <= lower)) lower = v;
+    s = run.summary.find("dual");
+    if (s != run.summary.end() && std::isfinite(s->second) && !(s->second <= lower)) lower = s->second;
+  }
+  for (Run& run : set.runs) std::tie(run.best_upper, run.best_lower) = bounds[run.bound_key];
 
   for (auto& p : set.problems) {
     double upper = kNaN, lower = kNaN;
