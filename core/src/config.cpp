@@ -287,6 +287,26 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
   };
   (void)params_pointer;
   json params = apply_schema(p->description->params, given, what + " (plugin " + name + ")", where_param, nullptr);
+  // Files named by path parameters must exist (defaults may use ${DUALGAP_DATA}).
+  for (auto& spec : p->description->params) {
+    if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
+    std::string value = params[spec.name];
+    if (value.empty()) continue;
+    const bool from_default = !given.contains(spec.name);
+    const std::string loc = from_default ? where_param("") : where_param(spec.name);
+    if (from_default) {
+      value = expand_vars(value, fmt::format("{}: {} (plugin {}): default of parameter '{}'", loc, what, name, spec.name));
+      params[spec.name] = value;
+    }
+    std::error_code ec;
+    if (!fs::exists(value, ec)) {
+      const char* data = std::getenv("DUALGAP_DATA");
+      throw ConfigError(fmt::format(
+          "{}: {} (plugin {}): parameter '{}': file not found: {} (DUALGAP_DATA is {}; the shared data sets and "
+          "their provenance are described in shared/data/README.md)",
+          loc, what, name, spec.name, value, data ? std::string("'") + data + "'" : std::string("not set")));
+    }
+  }
   return json{{"plugin", name}, {"params", params}};
 }
 

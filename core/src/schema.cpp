@@ -27,8 +27,13 @@ bool is_integer_value(const json& v) {
 }
 
 // Checks one value; returns it converted to the canonical JSON form of the type.
-json check_value(const ParamSpec& p, const json& v, const std::string& what, const Locator& where,
+json check_value(const ParamSpec& p, const json& v_in, const std::string& what, const Locator& where,
                  const json* vars) {
+  // A plain YAML scalar such as `index_base: 1` arrives as a number: for string-like
+  // parameters take its text, so that users need not quote it.
+  json v = v_in;
+  if ((p.type == ParamType::string || p.type == ParamType::choice || p.type == ParamType::path) && v.is_number())
+    v = is_integer_value(v) ? std::to_string(static_cast<long long>(v.get<double>())) : v.dump();
   auto fail = [&](const std::string& expected) -> json {
     throw ConfigError(fmt::format("{}{}: parameter '{}' expects {}, got {}", loc(where, p.name),
                                   what, p.name, expected, v.dump()));

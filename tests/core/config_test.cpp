@@ -160,3 +160,12 @@ TEST_CASE("expressions") {
                        doctest::Contains("at position 3: expected a number or a variable"), ParamError);
   CHECK_THROWS_AS(evaluate_expression("1/0", vars), ParamError);
 }
+
+TEST_CASE("a missing data file is reported at validation, naming the file and DUALGAP_DATA") {
+  std::string yaml = "name: t\ndata: {plugin: libsvm, train: /nonexistent/dualgap/sector.scale.bz2}\n"
+                     "oracle: {plugin: multiclass}\nsolvers: [{name: A, plugin: bcfw}]\n";
+  auto msg = error_of(yaml);
+  CHECK(msg.rfind("exp.yaml:2:24: data (plugin libsvm): parameter 'train': file not found: "
+                  "/nonexistent/dualgap/sector.scale.bz2 (DUALGAP_DATA is ", 0) == 0);
+  CHECK(msg.find("shared/data/README.md") != std::string::npos);
+}
