@@ -79,69 +79,89 @@ TEST_CASE("sdk: new-plugin refuses bad usage and existing files") {
   CHECK(dualgap::scaffold::camel_case("my_chain_2") == "MyChain2");
 }
 
-TEST_CASE("sdk: an oracle skeleton builds out of tree, passes its tests, and is used by the CLI") {
+TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests, and run in experiments") {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
   dualgap::test::TempDir t;
-  const fs::path src = t.path / "sdk_probe", bin = t.path / "build";
-  auto r = scaffold("oracle", "sdk_probe", src);
+  const fs::path src = t.path / "probes", bin = t.path / "build", plugins = bin / "plugins";
+  const char* kinds[] = {"oracle", "solver", "dataset", "features"};
+  // One project holding the four generated folders: each generated CMakeLists.txt also works
+  // below a project that has already found dualgap (as inside the dualgap tree).
+  fs::create_directories(src);
+  std::ofstream(src / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.20)\n"
+                                           "project(sdk_probes LANGUAGES CXX)\n"
+                                           "find_package(dualgap REQUIRED)\n"
+                                           "enable_testing()\n"
+                                           "foreach(k oracle solver dataset features)\n"
+                                           "  add_subdirectory(probe_${k})\n"
+                                           "endforeach()\n";
+  for (const std::string kind : kinds) {
+    const std::string name = "probe_" + kind;
+    auto r = scaffold(kind, name, src / name);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    for (const std::string f : {name + ".cpp", std::string("CMakeLists.txt"), std::string("README.md"),
+                                std::string("experiment.yaml"), "test_" + name + ".cpp"})
+      CHECK(fs::exists(src / name / f));
+  }
+
+  auto r = s.build(src, bin);
   INFO(r.output);
   REQUIRE(r.status == 0);
-  for (const char* f : {"sdk_probe.cpp", "CMakeLists.txt", "README.md", "experiment.yaml", "test_sdk_probe.cpp"})
-    CHECK(fs::exists(src / f));
+  for (const std::string kind : kinds) REQUIRE(fs::exists(plugins / ("dualgap_probe_" + kind + ".so")));
 
-  r = s.build(src, bin);
-  INFO(r.output);
-  REQUIRE(r.status == 0);
-  const fs::path so = bin / "plugins" / "dualgap_sdk_probe.so";
-  REQUIRE(fs::exists(so));
-
-  // The generated doctest file: conformance and brute force.
+  // The generated doctest files: conformance, the oracle against brute force, a solver run...
   r = sh(std::string(DUALGAP_TEST_CTEST) + " --test-dir " + q(bin) + " --output-on-failure");
   INFO(r.output);
   CHECK(r.status == 0);
+  CHECK(r.output.find("100% tests passed, 0 tests failed out of 4") != std::string::npos);
 
   // Hidden visibility: the plugin exports its one entry point, not its classes.
-  r = sh("nm -D --defined-only -C " + q(so));
+  r = sh("nm -D --defined-only -C " + q(plugins / "dualgap_probe_oracle.so"));
   CHECK(r.output.find("dualgap_plugin") != std::string::npos);
-  CHECK(r.output.find("SdkProbe") == std::string::npos);
+  CHECK(r.output.find("ProbeOracle") == std::string::npos);
 
   // The same file loads in this process, stamped with this API version.
-  auto lp = dualgap::load_plugin_file(so.string());
-  CHECK(lp.name() == "sdk_probe");
+  auto lp = dualgap::load_plugin_file((plugins / "dualgap_probe_oracle.so").string());
+  CHECK(lp.name() == "probe_oracle");
   CHECK(lp.kind() == dualgap::Kind::oracle);
 
-  r = s.cli("plugins", bin / "plugins");
+  // The installed CLI lists and describes them from DUALGAP_PLUGIN_PATH, beside the built-ins.
+  r = s.cli("plugins", plugins);
   INFO(r.output);
   CHECK(r.status == 0);
-  CHECK(r.output.find("sdk_probe") != std::string::npos);
+  for (const std::string kind : kinds) CHECK(r.output.find("probe_" + kind) != std::string::npos);
   r = s.cli("plugins", t.path / "nowhere");
-  CHECK(r.output.find("sdk_probe") == std::string::npos);
-  r = s.cli("describe sdk_probe", bin / "plugins");
+  CHECK(r.output.find("probe_oracle") == std::string::npos);
+  r = s.cli("describe probe_oracle", plugins);
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("normalize") != std::string::npos);
 
-  // The generated experiment, with the built-in dataset and solver it names.
+  // The generated experiments, with the built-in plugins they name.
   const fs::path builtin = s.libdir / "dualgap" / "plugins";
-  const bool have_plugins = fs::exists(builtin / "dualgap_bcfw.so") &&
-                            fs::exists(builtin / "dualgap_synthetic_multiclass.so");
-  if (!have_plugins) {
-    MESSAGE("skipped: the bcfw / synthetic_multiclass plugins are not built");
-    return;
-  }
-  r = s.cli("run " + q(src / "experiment.yaml") + " --out " + q(t.path / "results"), bin / "plugins");
-  INFO(r.output);
-  CHECK(r.status == 0);
-  bool found = false;
-  for (const auto& e : fs::recursive_directory_iterator(t.path / "results"))
-    if (e.path().filename() == "run.json") {
-      found = true;
-      const auto run = dualgap::json::parse(read(e.path()));
-      CHECK(run["status"] != "failed");
-      CHECK(run["curve"]["primal"].size() >= 2);
+  for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so", "dualgap_multiclass.so"})
+    if (!fs::exists(builtin / p)) {
+      MESSAGE("skipped the experiments: the built-in plugin " << p << " is not built");
+      return;
     }
-  CHECK(found);
+  for (const std::string kind : kinds) {
+    const std::string name = "probe_" + kind;
+    r = s.cli("run " + q(src / name / "experiment.yaml") + " --out " + q(t.path / "results"), plugins);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    int runs = 0;
+    for (const auto& e : fs::recursive_directory_iterator(t.path / "results" / (name + "-demo")))
+      if (e.path().filename() == "run.json") {
+        ++runs;
+        const auto run = dualgap::json::parse(read(e.path()));
+        INFO(e.path().string());
+        CHECK(run["status"] != "failed");
+        CHECK(run["curve"]["primal"].size() >= 2);
+        CHECK(run["curve"]["primal"].back().is_number());
+      }
+    CHECK(runs >= 1);
+  }
 }
 
 TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong API version is refused") {
