@@ -185,13 +185,23 @@ class ColumnGeneration {
       const auto st = lbfgsb(*mp_, o_.lbfgsb, [&](int it) { return on_iter(it); });
       if (!stop) rec.checkpoint(st.iterations + 1, eval);  // final point (converged)
     } else {
-      FcdOptions full = o_.fcd;
-      full.tau_max = 0;  // run to the stop rule (18)
-      std::vector<std::size_t> all(mp_->size());
-      for (std::size_t j = 0; j < all.size(); ++j) all[j] = j;
-      const auto st = fcd(*mp_, all, full, rng_,
-                          [&](const FcdStats& s) { return on_iter(s.working_set_iterations); });
-      if (!stop) rec.checkpoint(st.working_set_iterations + 1, eval);
+      // FCD with the given tau_max, called repeatedly as column generation would call it on a
+      // problem with no new columns: each call sweeps its start set in order, then at most
+      // tau_max - 1 further working-set iterations; the next call starts from the working set
+      // the last one left. tau_max <= 0: one call until (18). Passes count working-set iterations.
+      std::vector<std::size_t> S(mp_->size());
+      for (std::size_t j = 0; j < S.size(); ++j) S[j] = j;
+      int done = 0;
+      FcdStats st;
+      for (;;) {
+        st = fcd(*mp_, S, o_.fcd, rng_, [&](const FcdStats& s) {
+          return on_iter(done + s.working_set_iterations);
+        });
+        done += st.working_set_iterations;
+        if (stop || st.converged) break;
+        S = std::move(st.working_set);
+      }
+      if (!stop) rec.checkpoint(done + 1, eval);
     }
   }
 

@@ -53,11 +53,12 @@ class MasterProblem {
   MasterProblem(const std::vector<int>& y, int K, double C)
       : n_(static_cast<int>(y.size())), K_(K), C_(C), y_(y) {
     if (K < 2) throw std::invalid_argument("multi-class boosting needs at least 2 classes");
+    for (int v : y_)
+      if (v < 0 || v >= K_) throw std::invalid_argument("label out of range");
     p_ = static_cast<double>(n_) * (K_ - 1);
     cp_ = C_ / p_;
     F_ = DenseMatrix::Zero(n_, K_);
-    mu_.resize(n_, K_);
-    rowsum_.resize(n_);
+    G_.resize(K_, n_);
     refresh();
   }
 
@@ -74,6 +75,7 @@ class MasterProblem {
   /// Adds a column with weight 0 (F unchanged). Returns its index.
   std::size_t add(Column c) {
     if (static_cast<int>(c.h.size()) != n_) throw std::invalid_argument("column of wrong length");
+    if (c.cls < 0 || c.cls >= K_) throw std::invalid_argument("column class out of range");
     cols_.push_back(std::move(c));
     w_.push_back(0.0);
     return cols_.size() - 1;
@@ -89,17 +91,18 @@ class MasterProblem {
     return -1;
   }
 
-  /// Recomputes mu and its row sums from F (removes the drift of incremental updates).
+  /// Recomputes mu (held in G) and its row sums from F (removes the drift of incremental updates).
   void refresh() {
     for (int i = 0; i < n_; ++i) {
       const double fy = F_(i, y_[i]);
       double s = 0;
       for (int c = 0; c < K_; ++c) {
-        const double m = c == y_[i] ? 0.0 : std::exp(F_(i, c) - fy);
-        mu_(i, c) = m;
+        if (c == y_[i]) continue;
+        const double m = std::exp(F_(i, c) - fy);
+        G_(c, i) = -m;
         s += m;
       }
-      rowsum_[i] = s;
+      G_(y_[i], i) = s;
     }
   }
   /// Recomputes F from w (then mu).
@@ -117,7 +120,7 @@ class MasterProblem {
 
   double loss_sum() const {
     double s = 0;
-    for (int i = 0; i < n_; ++i) s += rowsum_[i];
+    for (int i = 0; i < n_; ++i) s += G_(y_[i], i);
     return s;
   }
   /// P(w) of eq. (2) at the current state.
@@ -127,33 +130,52 @@ class MasterProblem {
     return l1 + cp_ * loss_sum();
   }
 
+  /// sum_{(i,y)} mu(i,y) dh_{i,j}(y) = S+ - S-, one branch-free dot product over n (see G_).
+  double signed_sum(std::size_t j) const {
+    const signed char* h = cols_[j].h.data();
+    const double* g = &G_(cols_[j].cls, 0);
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 4 <= n_; i += 4) {
+      s0 += h[i] * g[i];
+      s1 += h[i + 1] * g[i + 1];
+      s2 += h[i + 2] * g[i + 2];
+      s3 += h[i + 3] * g[i + 3];
+    }
+    for (; i < n_; ++i) s0 += h[i] * g[i];
+    return (s0 + s1) + (s2 + s3);
+  }
   /// S+ = sum of mu over D_{+1}^j, S- = sum over D_{-1}^j (eq. 21 without the exp(+-w_j)).
+  /// Each is summed from non-negative terms (no cancellation, unlike (T +- (S+ - S-))/2).
   void sums(std::size_t j, double& splus, double& sminus) const {
     const signed char* h = cols_[j].h.data();
-    const int c = cols_[j].cls;
-    double sp = 0, sm = 0;
-    for (int i = 0; i < n_; ++i) {
-      if (y_[i] == c) {
-        (h[i] > 0 ? sp : sm) += rowsum_[i];
-      } else {
-        (h[i] > 0 ? sm : sp) += mu_(i, c);
-      }
+    const double* g = &G_(cols_[j].cls, 0);
+    double sp0 = 0, sp1 = 0, sm0 = 0, sm1 = 0;
+    int i = 0;
+    for (; i + 2 <= n_; i += 2) {
+      const double a = h[i] * g[i], b = h[i + 1] * g[i + 1];
+      sp0 += std::max(a, 0.0);
+      sm0 += std::max(-a, 0.0);
+      sp1 += std::max(b, 0.0);
+      sm1 += std::max(-b, 0.0);
     }
-    splus = sp, sminus = sm;
+    for (; i < n_; ++i) {
+      const double a = h[i] * g[i];
+      sp0 += std::max(a, 0.0);
+      sm0 += std::max(-a, 0.0);
+    }
+    splus = sp0 + sp1, sminus = sm0 + sm1;
   }
   /// Partial derivative of P with respect to w_j: 1 - (C/p)(S+ - S-).
-  double gradient(std::size_t j) const {
-    double sp, sm;
-    sums(j, sp, sm);
-    return 1.0 - cp_ * (sp - sm);
-  }
+  double gradient(std::size_t j) const { return 1.0 - cp_ * signed_sum(j); }
   /// KKT violation theta_j of eq. (16).
   double violation(std::size_t j) const {
     const double g = gradient(j);
     return w_[j] > 0 ? std::abs(g) : std::max(0.0, -g);
   }
 
-  /// Sets w_j and updates F, mu and the row sums in O(n) (eq. 20).
+  /// Sets w_j and updates F, mu and the row sums in O(n + n_c K) (eq. 20): two exp() per call,
+  /// none per pair.
   void set_w(std::size_t j, double wn) {
     const double delta = wn - w_[j];
     if (delta == 0) return;
@@ -161,19 +183,19 @@ class MasterProblem {
     const signed char* h = cols_[j].h.data();
     const int c = cols_[j].cls;
     const double up = std::exp(delta), down = std::exp(-delta);
+    double* gc = &G_(c, 0);
     for (int i = 0; i < n_; ++i) {
       F_(i, c) += delta * h[i];
-      if (y_[i] == c) {
-        // F_{y_i} moves by delta h_i: every mu(i, .) is multiplied by exp(-delta h_i).
+      const int yi = y_[i];
+      if (yi == c) {
+        // F_{y_i} moves by delta h_i: every mu(i, .) (and their sum) is multiplied by exp(-delta h_i).
         const double f = h[i] > 0 ? down : up;
-        double* m = &mu_(i, 0);
-        for (int k = 0; k < K_; ++k) m[k] *= f;
-        rowsum_[i] *= f;
+        for (int k = 0; k < K_; ++k) G_(k, i) *= f;
       } else {
-        const double old = mu_(i, c);
+        const double old = gc[i];  // -mu(i, c)
         const double nw = old * (h[i] > 0 ? up : down);
-        mu_(i, c) = nw;
-        rowsum_[i] += nw - old;
+        gc[i] = nw;
+        G_(yi, i) -= nw - old;  // row sum += mu_new - mu_old
       }
     }
   }
@@ -200,8 +222,7 @@ class MasterProblem {
   void edge_weights(DenseMatrix& W) const {
     W.resize(n_, K_);
     for (int i = 0; i < n_; ++i)
-      for (int c = 0; c < K_; ++c)
-        W(i, c) = c == y_[i] ? cp_ * rowsum_[i] : -cp_ * mu_(i, c);
+      for (int c = 0; c < K_; ++c) W(i, c) = cp_ * G_(c, i);
   }
   /// Largest edge over the current columns: max_j (C/p)(S+ - S-) = max_j (1 - grad_j).
   double max_column_edge() const {
@@ -217,7 +238,7 @@ class MasterProblem {
       const double fy = F_(i, y_[i]);
       for (int c = 0; c < K_; ++c) {
         if (c == y_[i]) continue;
-        const double m = mu_(i, c);
+        const double m = -G_(c, i);
         sum += m * (1.0 + ls - (F_(i, c) - fy));
       }
     }
@@ -233,8 +254,13 @@ class MasterProblem {
   std::vector<int> y_;
   std::vector<Column> cols_;
   std::vector<double> w_;
-  DenseMatrix F_, mu_;
-  std::vector<double> rowsum_;
+  DenseMatrix F_;
+  // G (K x n, one contiguous row per class) holds mu signed by its role in the edge of class c:
+  // G(c, i) = sum_{y != y_i} mu(i, y) when c = y_i, and -mu(i, c) otherwise. Then for a column
+  // j of class c, dh_{i,j}(y) mu(i,y) summed over the pairs of example i is exactly h_j(x_i) G(c,i),
+  // so S+ - S- = h_j . G(c, :) and S+/S- are its positive/negative parts: a gradient or a V+/V-
+  // costs one contiguous pass over n (the "cached per-class sums" of eq. 21).
+  DenseMatrix G_;
 };
 
 /// Fraction of rows i whose argmax_c F(i,c) differs from y_i (ties count as errors unless
@@ -253,48 +279,83 @@ inline double argmax_error(const DenseMatrix& F, const std::vector<int>& y) {
 // ---------------------------------------------------------------------------------------------
 // FCD, Algorithm 2 of Lin et al. (ACCV 2012).
 
+enum class FcdOrder {
+  permutation,  ///< tau >= 2: the working set in a fresh random order each sweep (default)
+  random,       ///< tau >= 2: |S| independent uniform picks (with replacement)
+  cyclic        ///< tau >= 2: the working set in index order
+};
+
 struct FcdOptions {
   double eps = 0.1;       ///< KKT tolerance of the working set (17) and the stop rule (18)
-  int tau_max = 2;        ///< maximum working-set iterations
+  int tau_max = 2;        ///< maximum working-set iterations (<= 0: until (18))
   bool large_c = false;   ///< use update (13) instead of (12)
+  FcdOrder order = FcdOrder::permutation;
+  bool shrinking = true;  ///< rebuild S from the violations of S only until S is clean (see fcd())
 };
 struct FcdStats {
   int working_set_iterations = 0;
   long updates = 0;
-  double max_violation = std::numeric_limits<double>::quiet_NaN();  ///< NaN: not computed
+  long violation_evaluations = 0;  ///< theta_j computed (each one pass over n)
+  int full_checks = 0;             ///< KKT checks over all variables
+  double max_violation = std::numeric_limits<double>::quiet_NaN();  ///< of the last full check; NaN: none
+  bool converged = false;          ///< (18) held at the last full check
+  std::vector<std::size_t> working_set;  ///< S after the last check (empty if none was made)
 };
 
 /// Runs FCD on `mp` warm-started at its current w. `first` is the initial working set (the
-/// newly added columns), swept in order; later working sets are sampled uniformly at random.
-/// `after_iteration(stats)` (optional) is called after each working-set iteration and may
-/// return false to stop.
+/// newly added columns), swept in order (tau = 1). After each sweep the next working set (17)
+/// is built from the KKT violations (16):
+///  - after the first sweep, and whenever the shrunk set below has become clean, over ALL
+///    variables (a "full check"; (18) is only ever declared on a full check);
+///  - otherwise (shrinking, as in the CD solvers of Yuan et al. 2010 that the paper follows),
+///    only over the current S: S <- {j in S : theta_j > eps}. Variables outside S that become
+///    violated through the updates are picked up by the next full check.
+/// `shrinking = false` gives the paper's step 11 literally (a full check after every sweep).
+/// Later sweeps visit S in the order `order`. `after_iteration(stats)` (optional) is called
+/// after each working-set iteration and may return false to stop.
 inline FcdStats fcd(MasterProblem& mp, std::vector<std::size_t> first, const FcdOptions& opt,
                     std::mt19937_64& rng,
                     const std::function<bool(const FcdStats&)>& after_iteration = {}) {
   FcdStats st;
-  std::vector<std::size_t> S = std::move(first);
+  std::vector<std::size_t> S = std::move(first), next;
   for (int tau = 1;; ++tau) {
     const std::size_t q_end = S.size();
-    if (q_end == 0) break;
-    std::uniform_int_distribution<std::size_t> pick(0, q_end - 1);
+    if (tau > 1 && opt.order == FcdOrder::permutation) std::shuffle(S.begin(), S.end(), rng);
+    std::uniform_int_distribution<std::size_t> pick(0, q_end == 0 ? 0 : q_end - 1);
     for (std::size_t q = 0; q < q_end; ++q) {
-      const std::size_t j = tau == 1 ? S[q] : S[pick(rng)];
+      const std::size_t j = tau > 1 && opt.order == FcdOrder::random ? S[pick(rng)] : S[q];
       mp.set_w(j, mp.coordinate_minimizer(j, opt.large_c));
       ++st.updates;
     }
     st.working_set_iterations = tau;
     const bool last = opt.tau_max > 0 && tau >= opt.tau_max;
     if (last && !after_iteration) break;  // theta would be unused (CW-1: skip the O(n |H|) pass)
-    S.clear();
-    double mx = 0;
-    for (std::size_t j = 0; j < mp.size(); ++j) {
-      const double t = mp.violation(j);
-      mx = std::max(mx, t);
-      if (t > opt.eps) S.push_back(j);
+    next.clear();
+    bool full = tau == 1 || !opt.shrinking;
+    if (!full) {
+      for (std::size_t j : S) {
+        ++st.violation_evaluations;
+        if (mp.violation(j) > opt.eps) next.push_back(j);
+      }
+      full = next.empty();
     }
-    st.max_violation = mx;
+    if (full) {
+      next.clear();
+      double mx = 0;
+      for (std::size_t j = 0; j < mp.size(); ++j) {
+        const double t = mp.violation(j);
+        mx = std::max(mx, t);
+        if (t > opt.eps) next.push_back(j);
+      }
+      st.violation_evaluations += static_cast<long>(mp.size());
+      ++st.full_checks;
+      st.max_violation = mx;
+      st.converged = mx <= opt.eps;
+    }
+    S.swap(next);
+    st.working_set = S;
     if (after_iteration && !after_iteration(st)) break;
-    if (last || mx <= opt.eps) break;  // (18)
+    if (last || (full && st.converged)) break;  // (18)
   }
   return st;
 }

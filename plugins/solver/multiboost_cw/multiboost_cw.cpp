@@ -17,6 +17,11 @@ boosting::CgOptions options(const Params& p, bool shared) {
   o.fcd.eps = p.get<double>("eps");
   o.fcd.tau_max = p.get<int>("tau_max");
   o.fcd.large_c = p.get<std::string>("update") == "large_c";
+  const auto order = p.get<std::string>("order");
+  o.fcd.order = order == "random"   ? boosting::FcdOrder::random
+                : order == "cyclic" ? boosting::FcdOrder::cyclic
+                                    : boosting::FcdOrder::permutation;
+  o.fcd.shrinking = p.get<bool>("shrinking");
   o.lbfgsb.m = p.get<int>("lbfgs_m");
   o.lbfgsb.factr = p.get<double>("lbfgs_factr");
   o.lbfgsb.pgtol = p.get<double>("lbfgs_pgtol");
@@ -44,7 +49,12 @@ PluginDescription describe() {
       "MultiBoost-CW: class-wise column generation with FCD (Lin et al., ACCV 2012, Algorithms 1-2)",
       {choice_param("master", "fcd", {"fcd", "lbfgsb"}, "master-problem solver"),
        real_param("eps", 0.1, "KKT tolerance of the working set (17) and stop rule (18)", 0.0),
-       int_param("tau_max", 2, "maximum FCD working-set iterations per boosting iteration (1: CW-1)", 1),
+       int_param("tau_max", 2, "maximum FCD working-set iterations per boosting iteration (1: CW-1); 0: until the stop rule (18)", 0),
+       choice_param("order", "permutation", {"permutation", "random", "cyclic"},
+                    "FCD order of working-set iterations tau >= 2: a fresh random permutation of S per "
+                    "sweep, |S| uniform picks with replacement, or index order"),
+       bool_param("shrinking", true,
+                  "FCD: rebuild S from the violations of S only, with a full KKT check when S is clean"),
        choice_param("update", "exact", {"exact", "large_c"},
                     "coordinate update: exact closed form (12) or large-C form (13) (CW-1)"),
        int_param("lbfgs_m", 5, "L-BFGS-B stored corrections (master: lbfgsb)", 1),
