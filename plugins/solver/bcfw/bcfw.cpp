@@ -25,7 +25,8 @@ using dualgap::Action;
 using dualgap::Labeling;
 using dualgap::Metrics;
 
-enum class Sampling { permutation, uniform, cyclic };
+enum class Sampling { permutation, uniform, cyclic, gap };
+enum class Inner { pairwise, fw };
 
 struct Options {
   bool multiplane = false;
@@ -37,6 +38,9 @@ struct Options {
   Sampling sample = Sampling::permutation;
   bool train_error = true;
   int gram_max_units = 64;
+  int gap_refresh = 10;  ///< sample: gap -- every gap_refresh-th exact pass is a full permutation
+  int inner_steps = 0;  ///< block-local steps over W_i after every block step
+  Inner inner = Inner::pairwise;
 
   explicit Options(const dualgap::Params& p)
       : multiplane(p.get<bool>("multiplane")),
@@ -46,13 +50,24 @@ struct Options {
         T(p.get<int>("T")),
         auto_rule(p.get<bool>("auto_rule")),
         train_error(p.get<bool>("train_error")),
-        gram_max_units(p.get<int>("gram_max_units")) {
+        gram_max_units(p.get<int>("gram_max_units")),
+        gap_refresh(p.get<int>("gap_refresh")),
+        inner_steps(p.get<int>("inner_steps")) {
     const auto s = p.get<std::string>("sample");
     if (s == "permutation") sample = Sampling::permutation;
     else if (s == "uniform") sample = Sampling::uniform;
     else if (s == "cyclic") sample = Sampling::cyclic;
-    else throw dualgap::ParamError("bcfw: sample must be permutation, uniform or cyclic, got '" + s + "'");
+    else if (s == "gap") sample = Sampling::gap;
+    else throw dualgap::ParamError("bcfw: sample must be permutation, uniform, cyclic or gap, got '" + s + "'");
+    if (gap_refresh < 1) throw dualgap::ParamError("bcfw: need gap_refresh >= 1");
     if (N < 0 || M < 0 || T < 1) throw dualgap::ParamError("bcfw: need N >= 0, M >= 0, T >= 1");
+    const auto in = p.get<std::string>("inner");
+    if (in == "pairwise") inner = Inner::pairwise;
+    else if (in == "fw") inner = Inner::fw;
+    else throw dualgap::ParamError("bcfw: inner must be pairwise or fw, got '" + in + "'");
+    if (inner_steps < 0) throw dualgap::ParamError("bcfw: need inner_steps >= 0");
+    if (inner_steps > 0 && !working_sets())
+      throw dualgap::ParamError("bcfw: inner_steps > 0 needs working sets (multiplane: true, N > 0)");
   }
   bool working_sets() const { return multiplane && N > 0; }
   bool approximate_passes() const { return working_sets() && M > 0; }
@@ -81,19 +96,40 @@ class Bcfw final : public dualgap::Solver {
     const Eigen::Index dim = st.w.size();
     Average avg_exact(opt_.averaging ? dim : 0), avg_approx(opt_.averaging && opt_.multiplane ? dim : 0);
     if (opt_.working_sets())
-      for (std::size_t i = 0; i < n; ++i)  // Algorithm 3, line 3: W_i = {phi^i} = {phi^{i y_i}}
-        ws.add(i, ex.y.data() + ex.unit_begin(i), oracle->loss(ex, i, ex.y.data() + ex.unit_begin(i)), 0,
-               static_cast<std::size_t>(opt_.N));
+      for (std::size_t i = 0; i < n; ++i) {  // Algorithm 3, line 3: W_i = {phi^i} = {phi^{i y_i}}
+        const int* yi = ex.y.data() + ex.unit_begin(i);
+        const double off = oracle->loss(ex, i, yi) + oracle->constant(ex, i, yi) - st.truth_constant(i);
+        ws.set_weight(i, ws.add(i, yi, off, 0, static_cast<std::size_t>(opt_.N)), 1.0);
+      }
 
     std::mt19937_64 rng(ctx.seed);
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
-    auto next_order = [&] {
+    // Gap sampling (Osokin et al., ICML 2016, section 3.1): block i is drawn with probability
+    // proportional to its block gap measured at its last exact oracle call; every gap_refresh-th
+    // exact pass is a full permutation pass, which refreshes every block's gap (and is the only
+    // kind of pass whose "no block moved" certifies optimality).
+    std::vector<double> block_gap(n, 1.0), cum(n);
+    auto next_order = [&](bool full) {
       if (opt_.sample == Sampling::permutation) {
+        std::shuffle(order.begin(), order.end(), rng);
+      } else if (opt_.sample == Sampling::gap && full) {
+        std::iota(order.begin(), order.end(), std::size_t{0});
         std::shuffle(order.begin(), order.end(), rng);
       } else if (opt_.sample == Sampling::uniform) {
         std::uniform_int_distribution<std::size_t> pick(0, n - 1);
         for (auto& i : order) i = pick(rng);
+      } else if (opt_.sample == Sampling::gap) {
+        double total = 0;
+        for (std::size_t i = 0; i < n; ++i) cum[i] = (total += std::max(block_gap[i], 0.0));
+        if (!(total > 0)) {
+          std::iota(order.begin(), order.end(), std::size_t{0});
+          std::shuffle(order.begin(), order.end(), rng);
+          return;
+        }
+        std::uniform_real_distribution<double> u(0.0, total);
+        for (auto& i : order)
+          i = std::min<std::size_t>(static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u(rng)) - cum.begin()), n - 1);
       }
     };
 
@@ -171,22 +207,58 @@ class Bcfw final : public dualgap::Solver {
       else if (opt_.multiplane) avg_approx.sample(st);
     };
 
+    // Block-local steps over W_i (option inner_steps): the unary scores of example i are kept
+    // up to date incrementally (w changes only along the rows of example i), so a local step
+    // costs O(|W_i| units_i + touched classes x d); each is counted as an approximate oracle call.
+    auto inner_steps = [&](std::size_t i, int iteration) {
+      for (int s = 0; s < opt_.inner_steps; ++s) {
+        double gamma;
+        std::size_t best;
+        {
+          dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+          if (!st.update_scores(i, scores.data())) dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
+          best = ws.argmax(st, i, scores.data());
+          if (opt_.inner == Inner::pairwise) {
+            const std::size_t away = ws.argmin_weighted(st, i, scores.data());
+            if (away == ws.size(i) || away == best) break;  // W_i-optimal: nothing to move
+            const double gmax = ws.weight(i, away);
+            gamma = st.pair_step(i, ws.labels(i, best), ws.offset(i, best), ws.labels(i, away),
+                                 ws.offset(i, away), scores.data(), gmax);
+            if (gamma >= gmax) ws.set_weight(i, away, 0.0), ws.set_weight(i, best, ws.weight(i, best) + gamma);
+            else ws.pair_update(i, best, away, gamma);
+          } else {
+            gamma = st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data());
+            ws.fw_update(i, best, gamma);
+          }
+        }
+        ws.mark_active(i, best, iteration);
+        after_step(false);
+        if (gamma <= 0) break;
+      }
+    };
+
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int iteration = 1;; ++iteration) {
       const double passes = iteration;
       const double F_start = st.dual(), t_start = rec.solver_time_s();
       // Exact pass (Algorithm 2 lines 4-8; Algorithm 3 line 5).
       bool changed = false;
-      next_order();
+      const bool full = opt_.sample != Sampling::gap || iteration % opt_.gap_refresh == 1 || opt_.gap_refresh == 1;
+      next_order(full);
       for (std::size_t i : order) {
         oracle->max_oracle(ex, i, st.w, lab, scores);
         const double offset = lab.loss + lab.constant - st.truth_constant(i);
-        changed |= st.step(i, lab.labels.data(), offset, scores.data()) > 0;
+        const double gamma = st.step(i, lab.labels.data(), offset, scores.data());
+        changed |= gamma > 0;
+        block_gap[i] = st.last_gap();
         after_step(true);
-        if (opt_.working_sets())
-          ws.add(i, lab.labels.data(), offset, iteration, static_cast<std::size_t>(opt_.N));
+        if (opt_.working_sets()) {
+          ws.fw_update(i, ws.add(i, lab.labels.data(), offset, iteration, static_cast<std::size_t>(opt_.N)),
+                       gamma);
+          if (opt_.inner_steps > 0) inner_steps(i, iteration);
+        }
       }
-      if (!changed) {
+      if (!changed && full) {
         // No block moved: every block gap at this w is <= 0, so w is optimal.
         converged = true;
         rec.checkpoint(passes, eval);
@@ -197,7 +269,7 @@ class Bcfw final : public dualgap::Solver {
       if (opt_.approximate_passes()) {
         for (int p = 0; p < opt_.M; ++p) {
           const double F_before = st.dual(), t_before = rec.solver_time_s();
-          next_order();
+          next_order(false);
           for (std::size_t i : order) {
             std::size_t best;
             {
@@ -206,8 +278,9 @@ class Bcfw final : public dualgap::Solver {
               best = ws.argmax(st, i, scores.data());
             }
             ws.mark_active(i, best, iteration);
-            st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data());
+            ws.fw_update(i, best, st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data()));
             after_step(false);
+            if (opt_.inner_steps > 0) inner_steps(i, iteration);
           }
           ++approx_passes_last;
           const double F_after = st.dual(), t_after = rec.solver_time_s();
@@ -220,7 +293,8 @@ class Bcfw final : public dualgap::Solver {
           if (F_after <= F_before) break;  // no progress left on the working sets
         }
       }
-      if (opt_.working_sets()) ws.drop_inactive(iteration, opt_.T);
+      if (opt_.working_sets())
+        ws.drop_inactive(iteration, opt_.T, opt_.inner_steps > 0 && opt_.inner == Inner::pairwise);
       if (rec.due(passes) && rec.checkpoint(passes, eval) == Action::stop) return;
     }
   }
@@ -259,13 +333,25 @@ dualgap::PluginDescription describe() {
        bool_param("auto_rule", true,
                   "stop approximate passes when the last one raised the dual less per second than the "
                   "whole iteration (section 3.4)"),
-       choice_param("sample", "permutation", {"permutation", "uniform", "cyclic"},
-                    "block order of each pass: a fresh random permutation, n uniform draws, or 0..n-1"),
+       choice_param("sample", "permutation", {"permutation", "uniform", "cyclic", "gap"},
+                    "block order of each pass: a fresh random permutation, n uniform draws, 0..n-1, or n "
+                    "draws proportional to the block gaps of the last visits (Osokin et al., ICML 2016)"),
+       int_param("gap_refresh", 10,
+                 "sample: gap -- every gap_refresh-th exact pass is a full permutation pass that "
+                 "refreshes all block gaps",
+                 1.0),
        bool_param("train_error", true, "record the training error (n more oracle calls per checkpoint)"),
        int_param("gram_max_units", 64,
                  "keep the Gram matrix of examples with at most this many units (units^2 doubles each) "
                  "for the step's norm; longer examples build the change densely per touched class",
-                 0.0)});
+                 0.0),
+       int_param("inner_steps", 0,
+                 "block-local steps over the working set W_i after every block step (0 = the paper's "
+                 "algorithms; needs multiplane); each is counted as an approximate oracle call",
+                 0.0),
+       choice_param("inner", "pairwise", {"pairwise", "fw"},
+                    "kind of the block-local steps: pairwise (move weight from the worst plane holding "
+                    "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane")});
 }
 
 }  // namespace

@@ -120,9 +120,103 @@ class DualState {
     const int U = ex_.units_of(i);
     const std::size_t UK = static_cast<std::size_t>(U) * K_;
     const double* mb = mbar_.data() + mbar_offset_[i];
-    // Delta m = mbar_i - m(yhat); <Delta m, S>; the classes it touches.
+    // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m.
     std::copy(mb, mb + UK, dm_.begin());
     for (int u = 0; u < U; ++u) dm_[u * K_ + yhat[u]] -= 1.0;
+    if (trans_) {
+      const std::size_t KK = static_cast<std::size_t>(K_) * K_;
+      const double* pb = pbar_.data() + i * KK;
+      std::copy(pb, pb + KK, dp_.begin());
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { dp_[yhat[a] * K_ + yhat[c]] -= 1.0; });
+    }
+    return apply(i, offset - cbar_[i], 1.0, S);
+  }
+
+  /// Pairwise step on block i (Lacoste-Julien and Jaggi, NeurIPS 2015): moves weight gamma in
+  /// [0, gamma_max] from the plane of labeling ya (offset off_a) to the plane of labeling ys
+  /// (offset off_s), with exact line search. The caller guarantees that phi^i holds at least
+  /// gamma_max of plane ya (so phi^i stays a convex combination of planes). Returns gamma.
+  double pair_step(std::size_t i, const int* ys, double off_s, const int* ya, double off_a,
+                   const double* S, double gamma_max) {
+    const int U = ex_.units_of(i);
+    const std::size_t UK = static_cast<std::size_t>(U) * K_;
+    std::fill(dm_.begin(), dm_.begin() + static_cast<std::ptrdiff_t>(UK), 0.0);
+    for (int u = 0; u < U; ++u) {
+      dm_[u * K_ + ya[u]] += 1.0;
+      dm_[u * K_ + ys[u]] -= 1.0;
+    }
+    if (trans_) {
+      std::fill(dp_.begin(), dp_.end(), 0.0);
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) {
+        dp_[ya[a] * K_ + ya[c]] += 1.0;
+        dp_[ys[a] * K_ + ys[c]] -= 1.0;
+      });
+    }
+    return apply(i, off_s - off_a, gamma_max, S);
+  }
+
+  /// Adds the change of the unary scores of example i caused by the last step to S
+  /// (S[u,k] += scale sum_c G[u,c] Dm[c,k]; one unit: ||x_i||^2 scale Dm[k]). Returns false
+  /// when example i has no Gram matrix (then the caller recomputes S from w).
+  bool update_scores(std::size_t i, double* S) const {
+    if (last_scale_ == 0.0) return true;
+    const int U = ex_.units_of(i);
+    if (U == 1) {
+      const double s = last_scale_ * sq_norm_[i];
+      for (int k : active_) S[k] += s * dm_[k];
+      return true;
+    }
+    if (U > gram_max_) return false;
+    const double* G = gram_.data() + gram_offset_[i];
+    for (int k : active_)
+      for (int a = 0; a < U; ++a) {
+        double row = 0;
+        for (int c = 0; c < U; ++c) row += G[a * U + c] * dm_[c * K_ + k];
+        S[a * K_ + k] += last_scale_ * row;
+      }
+    return true;
+  }
+
+  /// target += coef * (w after the last step - w before it). No-op if the last step was null.
+  void add_last_change(double* target, double coef) const {
+    const double s = coef * last_scale_;
+    if (s == 0.0) return;
+    const std::size_t i = last_block_;
+    const int U = ex_.units_of(i);
+    const auto b = ex_.unit_begin(i);
+    for (int k : active_) {
+      double* wk = target + static_cast<std::size_t>(k) * d_;
+      for (int u = 0; u < U; ++u) {
+        const double v = dm_[u * K_ + k];
+        if (v != 0.0) ex_.X.row_axpy(b + u, s * v, wk);
+      }
+    }
+    if (trans_) {
+      double* T = target + static_cast<std::size_t>(K_) * d_;
+      for (std::size_t t = 0; t < dp_.size(); ++t) T[t] += s * dp_[t];
+    }
+  }
+
+  /// Value of the target minus value of the current block before the last step (n times the
+  /// block duality gap g_i when the target is the exact oracle's plane).
+  double last_gap() const { return last_gap_; }
+
+  /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
+  std::size_t bytes() const {
+    return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
+                sq_norm_.size() + dm_.size() + dp_.size() + dense_.size() +
+                static_cast<std::size_t>(w.size())) +
+           8 * (mbar_offset_.size() + gram_offset_.size());
+  }
+
+ private:
+  /// Step along -Delta (Delta = [A_i^T dm_, dp_] in feature space; the block offset rises by
+  /// gamma doff) with exact line search clipped to [0, gamma_max]:
+  ///   gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
+  ///           / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
+  double apply(std::size_t i, double doff, double gamma_max, const double* S) {
+    const int U = ex_.units_of(i);
+    const std::size_t UK = static_cast<std::size_t>(U) * K_;
     double lin = 0;
     for (std::size_t t = 0; t < UK; ++t) lin += dm_[t] * S[t];
     active_.clear();
@@ -157,25 +251,20 @@ class DualState {
       }
     }
     if (trans_) {
-      const std::size_t KK = static_cast<std::size_t>(K_) * K_;
-      const double* pb = pbar_.data() + i * KK;
-      std::copy(pb, pb + KK, dp_.begin());
-      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { dp_[yhat[a] * K_ + yhat[c]] -= 1.0; });
       const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
-      for (std::size_t t = 0; t < KK; ++t) {
+      for (std::size_t t = 0; t < dp_.size(); ++t) {
         lin += dp_[t] * T[t];
         norm2 += dp_[t] * dp_[t];
       }
     }
-    // gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
-    //         / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
     const double nn = static_cast<double>(n_);
-    const double bracket = lin + cbar_[i] - offset;  // current block value minus plane value
+    const double bracket = lin - doff;  // value of the current block minus value of the target
+    last_gap_ = -bracket;
     double gamma;
     if (norm2 > 0)
-      gamma = std::clamp(-lambda_ * nn * bracket / norm2, 0.0, 1.0);
+      gamma = std::clamp(-lambda_ * nn * bracket / norm2, 0.0, gamma_max);
     else
-      gamma = bracket < 0 ? 1.0 : 0.0;
+      gamma = bracket < 0 ? gamma_max : 0.0;
     last_block_ = i;
     last_scale_ = 0;
     if (gamma <= 0) return 0.0;
@@ -186,42 +275,13 @@ class DualState {
       double* pbw = pbar_.data() + i * static_cast<std::size_t>(K_) * K_;
       for (std::size_t t = 0; t < dp_.size(); ++t) pbw[t] -= gamma * dp_[t];
     }
-    phi_circ += gamma * (offset - cbar_[i]) / nn;
-    cbar_[i] += gamma * (offset - cbar_[i]);
+    phi_circ += gamma * doff / nn;
+    cbar_[i] += gamma * doff;
     last_scale_ = gamma / (lambda_ * nn);
     add_last_change(w.data(), 1.0);
     return gamma;
   }
 
-  /// target += coef * (w after the last step - w before it). No-op if the last step was null.
-  void add_last_change(double* target, double coef) const {
-    const double s = coef * last_scale_;
-    if (s == 0.0) return;
-    const std::size_t i = last_block_;
-    const int U = ex_.units_of(i);
-    const auto b = ex_.unit_begin(i);
-    for (int k : active_) {
-      double* wk = target + static_cast<std::size_t>(k) * d_;
-      for (int u = 0; u < U; ++u) {
-        const double v = dm_[u * K_ + k];
-        if (v != 0.0) ex_.X.row_axpy(b + u, s * v, wk);
-      }
-    }
-    if (trans_) {
-      double* T = target + static_cast<std::size_t>(K_) * d_;
-      for (std::size_t t = 0; t < dp_.size(); ++t) T[t] += s * dp_[t];
-    }
-  }
-
-  /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
-  std::size_t bytes() const {
-    return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
-                sq_norm_.size() + dm_.size() + dp_.size() + dense_.size() +
-                static_cast<std::size_t>(w.size())) +
-           8 * (mbar_offset_.size() + gram_offset_.size());
-  }
-
- private:
   double row_row_dot(Eigen::Index a, Eigen::Index c) const {
     if (!ex_.X.is_sparse()) return ex_.X.dense().row(a).dot(ex_.X.dense().row(c));
     std::fill(dense_.begin(), dense_.end(), 0.0);
@@ -249,6 +309,7 @@ class DualState {
   std::vector<int> active_;
   std::size_t last_block_ = 0;
   double last_scale_ = 0;
+  double last_gap_ = 0;
 };
 
 }  // namespace dualgap_bcfw

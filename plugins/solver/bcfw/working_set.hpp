@@ -28,6 +28,38 @@ class WorkingSets {
   double offset(std::size_t i, std::size_t p) const { return sets_[i].offset[p]; }
   void mark_active(std::size_t i, std::size_t p, int iteration) { sets_[i].last_active[p] = iteration; }
 
+  // Plane weights. phi^i = sum_{p in W_i} alpha_p phi^{i y_p} + (1 - sum_p alpha_p) r_i, where r_i
+  // is a convex combination of planes that left W_i (never needed explicitly). Kept after every
+  // step so that pairwise steps know how much weight a plane holds (at most alpha_p can move).
+  double weight(std::size_t i, std::size_t p) const { return sets_[i].alpha[p]; }
+  void set_weight(std::size_t i, std::size_t p, double a) { sets_[i].alpha[p] = a; }
+  /// After a Frank-Wolfe step of size gamma towards plane s: alpha <- (1-gamma) alpha + gamma e_s.
+  void fw_update(std::size_t i, std::size_t s, double gamma) {
+    if (gamma <= 0) return;
+    for (double& a : sets_[i].alpha) a *= 1 - gamma;
+    sets_[i].alpha[s] += gamma;
+  }
+  /// After a pairwise step moving gamma from plane a to plane s.
+  void pair_update(std::size_t i, std::size_t s, std::size_t a, double gamma) {
+    if (gamma <= 0) return;
+    Set& w = sets_[i];
+    w.alpha[a] = std::max(0.0, w.alpha[a] - gamma);
+    w.alpha[s] += gamma;
+  }
+  /// Among planes holding weight > 0, the one minimizing score(y) + offset (the away vertex of
+  /// pairwise Frank-Wolfe); size(i) if no plane holds weight.
+  std::size_t argmin_weighted(const DualState& st, std::size_t i, const double* S) const {
+    const Set& s = sets_[i];
+    std::size_t worst = s.offset.size();
+    double worst_v = 0;
+    for (std::size_t p = 0; p < s.offset.size(); ++p) {
+      if (!(s.alpha[p] > 0)) continue;
+      const double v = st.score(i, labels(i, p), S) + s.offset[p];
+      if (worst == s.offset.size() || v < worst_v) worst_v = v, worst = p;
+    }
+    return worst;
+  }
+
   /// Adds the plane of labeling y (or marks it active if it is already there); if |W_i| > N,
   /// evicts the longest-inactive plane other than this one. Returns the plane's index.
   std::size_t add(std::size_t i, const int* y, double offset, int iteration, std::size_t N) {
@@ -41,6 +73,7 @@ class WorkingSets {
     s.labels.insert(s.labels.end(), y, y + U);
     s.offset.push_back(offset);
     s.last_active.push_back(iteration);
+    s.alpha.push_back(0.0);
     std::size_t added = s.offset.size() - 1;
     while (s.offset.size() > N && s.offset.size() > 1) {
       std::size_t victim = s.offset.size();
@@ -54,12 +87,13 @@ class WorkingSets {
     return added;
   }
 
-  /// Removes planes not active during the last T outer iterations (iteration - last >= T).
-  void drop_inactive(int iteration, int T) {
+  /// Removes planes not active during the last T outer iterations (iteration - last >= T);
+  /// with keep_weighted, planes that hold weight stay (pairwise steps can still move it away).
+  void drop_inactive(int iteration, int T, bool keep_weighted = false) {
     for (std::size_t i = 0; i < sets_.size(); ++i) {
       Set& s = sets_[i];
       for (std::size_t p = s.offset.size(); p-- > 0;)
-        if (iteration - s.last_active[p] >= T) remove(i, p);
+        if (iteration - s.last_active[p] >= T && !(keep_weighted && s.alpha[p] > 0)) remove(i, p);
     }
   }
 
@@ -87,7 +121,7 @@ class WorkingSets {
     std::size_t b = sets_.capacity() * sizeof(Set);
     for (const Set& s : sets_)
       b += s.labels.capacity() * sizeof(int) + s.offset.capacity() * sizeof(double) +
-           s.last_active.capacity() * sizeof(int);
+           s.last_active.capacity() * sizeof(int) + s.alpha.capacity() * sizeof(double);
     return b;
   }
 
@@ -96,6 +130,7 @@ class WorkingSets {
     std::vector<int> labels;       ///< planes' labelings, units_i ints each
     std::vector<double> offset;    ///< Delta(y_i, y) + c(y) - c(y_i)
     std::vector<int> last_active;  ///< outer iteration of the last activity
+    std::vector<double> alpha;     ///< weight of the plane in phi^i (see weight())
   };
 
   /// Removes plane p by moving the last plane into its place (order does not matter).
@@ -109,10 +144,12 @@ class WorkingSets {
                 s.labels.begin() + static_cast<std::ptrdiff_t>(p * U));
       s.offset[p] = s.offset[last];
       s.last_active[p] = s.last_active[last];
+      s.alpha[p] = s.alpha[last];
     }
     s.labels.resize(last * U);
     s.offset.pop_back();
     s.last_active.pop_back();
+    s.alpha.pop_back();
   }
 
   const Examples& ex_;
