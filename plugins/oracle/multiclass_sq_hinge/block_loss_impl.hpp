@@ -7,6 +7,8 @@
 //   accumulate(s, y, K, x, G, h)    G += x * dl/ds, h += x^2 * (generalized) d^2l/ds_r^2
 //   neg_conj(s, y, K, theta)        -l^*(theta * dl/ds(s))
 //   update_change(s, y, K, x, delta)  s += x delta; returns l(new s) - l(old s) (one fused loop)
+//   optional grad_sweep / update_sweep: the whole column loop of block_gradient / update_block
+//                                   in one function (a loss's vectorized kernel), see below
 //   block_factor(K), global_factor(K): K_j = block_factor/n * sum_i x_ij^2,
 //                                      L   = global_factor/n * ||X||_2^2.
 #pragma once
@@ -86,34 +88,53 @@ class BlockLossImpl final : public BlockLossOracle {
     std::fill(G, G + K_, 0.0);
     std::fill(h, h + K_, 0.0);
     const int* cp = csc_->outerIndexPtr();
-    const int* ci = csc_->innerIndexPtr();
-    const double* cv = csc_->valuePtr();
+    const int b = cp[j], e = cp[j + 1];
+    const int* ci = csc_->innerIndexPtr() + b;
+    const double* cv = csc_->valuePtr() + b;
     const int K = K_;
-    for (int k = cp[j]; k < cp[j + 1]; ++k) {
-      const int i = ci[k];
-      Loss::accumulate(S_.data() + static_cast<std::size_t>(i) * K, y_[i], K, cv[k], G, h);
-    }
-    const double inv_n = 1.0 / static_cast<double>(n_);
-    for (int r = 0; r < K; ++r) {
-      G[r] *= inv_n;
-      h[r] *= inv_n;
+    if constexpr (requires { Loss::grad_sweep(ci, cv, 0, S_.data(), y_.data(), K, G, h); }) {
+      // One flat sweep over the non-zeros of column j (the loss's own, vectorized kernel);
+      // returns G and h without the loss's constant factor / n.
+      const double f = Loss::grad_sweep(ci, cv, e - b, S_.data(), y_.data(), K, G, h) / static_cast<double>(n_);
+      for (int r = 0; r < K; ++r) {
+        G[r] *= f;
+        h[r] *= f;
+      }
+      return;
+    } else {
+      for (int k = 0; k < e - b; ++k) {
+        const int i = ci[k];
+        Loss::accumulate(S_.data() + static_cast<std::size_t>(i) * K, y_[i], K, cv[k], G, h);
+      }
+      const double inv_n = 1.0 / static_cast<double>(n_);
+      for (int r = 0; r < K; ++r) {
+        G[r] *= inv_n;
+        h[r] *= inv_n;
+      }
     }
   }
 
   double do_update_block(Eigen::Index j, const double* delta, bool want_change) override {
     const int* cp = csc_->outerIndexPtr();
-    const int* ci = csc_->innerIndexPtr();
-    const double* cv = csc_->valuePtr();
+    const int b = cp[j], e = cp[j + 1];
+    const int* ci = csc_->innerIndexPtr() + b;
+    const double* cv = csc_->valuePtr() + b;
     const int K = K_;
-    double change = 0;
-    for (int k = cp[j]; k < cp[j + 1]; ++k) {
-      const int i = ci[k];
-      double* s = S_.data() + static_cast<std::size_t>(i) * K;
-      const double x = cv[k];
-      if (want_change) {
-        change += Loss::update_change(s, y_[i], K, x, delta);
-      } else {
+    if (!want_change) {
+      for (int k = 0; k < e - b; ++k) {
+        double* s = S_.data() + static_cast<std::size_t>(ci[k]) * K;
+        const double x = cv[k];
         for (int r = 0; r < K; ++r) s[r] += x * delta[r];
+      }
+      return 0.0;
+    }
+    double change = 0;
+    if constexpr (requires { Loss::update_sweep(ci, cv, 0, S_.data(), y_.data(), K, delta); }) {
+      change = Loss::update_sweep(ci, cv, e - b, S_.data(), y_.data(), K, delta);
+    } else {
+      for (int k = 0; k < e - b; ++k) {
+        const int i = ci[k];
+        change += Loss::update_change(S_.data() + static_cast<std::size_t>(i) * K, y_[i], K, cv[k], delta);
       }
     }
     return change / static_cast<double>(n_);

@@ -8,6 +8,80 @@
 
 namespace {
 
+// The two column sweeps of BCD (Algorithm 3), flat and branch-free so that the K-loop
+// vectorizes: every class r is computed (r = y_i included, whose margin A_iy = 1 - s_y + s_y = 1
+// is then taken out again), max(A, 0) and [A > 0] replace the paper's test "A_ir > 0". One
+// clone per instruction set (AVX2+FMA, baseline), chosen once at load time.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define DUALGAP_SQH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define DUALGAP_SQH_CLONES
+#endif
+
+// G[r] += x max(A_ir, 0), h[r] += x^2 [A_ir > 0] (r != y_i); G[y_i] -= x sum_{r != y_i} max(A_ir, 0),
+// h[y_i] += x^2 #{r != y_i : A_ir > 0}; over the nnz non-zeros (idx, val) of one column.
+DUALGAP_SQH_CLONES
+void sq_hinge_grad_sweep(const int* idx, const double* val, int nnz, const double* S, const int* y,
+                         int K, double* __restrict G, double* __restrict h) {
+  for (int k = 0; k < nnz; ++k) {
+    const int i = idx[k];
+    const double x = val[k], xx = x * x;
+    const double* __restrict s = S + static_cast<std::size_t>(i) * K;
+    const int yi = y[i];
+    const double c = 1.0 - s[yi];
+    double sa = 0, sh = 0;
+#pragma omp simd reduction(+ : sa, sh)
+    for (int r = 0; r < K; ++r) {
+      const double a = c + s[r];
+      const double ap = a > 0 ? a : 0.0;
+      const double hx = a > 0 ? xx : 0.0;  // (selecting x^2 directly: 6x faster than x^2 * [a > 0])
+      G[r] += x * ap;
+      h[r] += hx;
+      sa += ap;
+      sh += hx;
+    }
+    // Take out the r = y_i term the loop added (A_iy = 1 > 0), then add the y_i column:
+    // G[y_i] -= x sum_{r != y_i} max(A_ir, 0), h[y_i] += x^2 #{r != y_i : A_ir > 0}.
+    const double ay = c + s[yi];
+    G[yi] -= x * ay + x * (sa - ay);
+    h[yi] += sh - 2.0 * xx;
+  }
+}
+
+// s_i += x_ij delta for the non-zeros of column j; returns the change of
+// sum_i sum_{r != y_i} max(A_ir, 0)^2 (old and new margin in the same loop).
+DUALGAP_SQH_CLONES
+double sq_hinge_update_sweep(const int* idx, const double* val, int nnz, double* S, const int* y,
+                             int K, const double* __restrict delta) {
+  double change = 0;
+  for (int k = 0; k < nnz; ++k) {
+    const int i = idx[k];
+    const double x = val[k];
+    double* __restrict s = S + static_cast<std::size_t>(i) * K;
+    const int yi = y[i];
+    const double sy = s[yi], sy_new = sy + x * delta[yi];
+    const double c = 1.0 - sy, cn = 1.0 - sy_new;
+    double ch = 0;
+#pragma omp simd reduction(+ : ch)
+    for (int r = 0; r < K; ++r) {
+      const double sr = s[r];
+      const double a = c + sr;
+      const double sn = sr + x * delta[r];
+      s[r] = sn;
+      const double b = cn + sn;
+      // max(., 0) as (t + |t|) / 2 (exact): with a select next to the store above, GCC 12
+      // reports "control flow in loop" and does not vectorize.
+      const double ap = 0.5 * (a + std::fabs(a));
+      const double bp = 0.5 * (b + std::fabs(b));
+      ch += bp * bp - ap * ap;
+    }
+    // The r = y_i term (A = 1 before and after, up to round-off): take it out exactly.
+    const double ay = c + sy, by = cn + sy_new;
+    change += ch - (by * by - ay * ay);
+  }
+  return change;
+}
+
 struct MulticlassSqHinge {
   static constexpr const char* name = "multiclass_sq_hinge";
   // Appendix A of the paper: K_j = 4 (K-1)/n sum_i x_ij^2.
@@ -56,6 +130,16 @@ struct MulticlassSqHinge {
     }
     G[y] += gy;
     h[y] += hy;
+  }
+  // Column kernels (see above); grad_sweep returns the factor of the loss (2) for G and h.
+  static double grad_sweep(const int* idx, const double* val, int nnz, const double* S, const int* y, int K,
+                           double* G, double* h) {
+    sq_hinge_grad_sweep(idx, val, nnz, S, y, K, G, h);
+    return 2.0;
+  }
+  static double update_sweep(const int* idx, const double* val, int nnz, double* S, const int* y, int K,
+                             const double* delta) {
+    return sq_hinge_update_sweep(idx, val, nnz, S, y, K, delta);
   }
   // A_ir changes by x (delta_r - delta_y): old and new hinge in the same loop.
   static double update_change(double* s, int y, int K, double x, const double* delta) {
