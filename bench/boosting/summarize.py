@@ -2,8 +2,8 @@
 """Summaries for the boosting experiments (issue 4), read from run.json files.
 
   summarize.py fig12 RESULTS_DIR...   mean test error per solver at iterations 10, 50, 100, ..., last
-  summarize.py fig6 RESULTS_DIR       fixed-problem mode: time for FCD to reach L-BFGS-B's final
-                                      master objective, against L-BFGS-B's total master time
+  summarize.py fig6 RESULTS_DIR...    per experiment directory: time for each solver to come within
+                                      1e-3..1e-6 (relative) of L-BFGS-B's final master objective
 """
 import glob, json, os, statistics, sys
 from collections import defaultdict
@@ -58,24 +58,52 @@ def fig12(dirs):
         print(f"| {s} | " + " | ".join(row) + " |")
 
 
+TOLS = (1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def time_to(curve, target, tol, tcol):
+    for o, t in zip(curve["master_objective"], curve[tcol]):
+        if o is not None and o <= target * (1 + tol):
+            return t
+    return None
+
+
 def fig6(dirs):
-    curves = {solver_name(r): r["curve"] for _, r in runs(dirs)}
-    lb = curves["LBFGS-B"]
-    target = lb["master_objective"][-1]
-    t_lb = lb["master_time"][-1]
-    print(f"L-BFGS-B: final master objective {target:.10g} after {t_lb:.4f} s, "
-          f"{lb['passes'][-1]:g} iterations")
-    for s, c in sorted(curves.items()):
-        if s == "LBFGS-B":
+    """Time for every solver to come within tol (relative) of L-BFGS-B's final master objective.
+
+    Works for both views: fixed-problem mode (one run per solver, one pass = one master iteration)
+    and column generation (one pass = one boosting iteration; the target is L-BFGS-B's objective
+    at its last iteration, reported against cumulative master time and total solver time)."""
+    for d in dirs:
+        curves = {solver_name(r): r["curve"] for _, r in runs([d])}
+        if "LBFGS-B" not in curves:
             continue
-        hit = next((t for o, t in zip(c["master_objective"], c["master_time"])
-                    if o is not None and o <= target), None)
-        fin = c["master_objective"][-1]
-        if hit is None:
-            print(f"{s}: never reached it (final {fin:.10g} after {c['master_time'][-1]:.4f} s)")
-        else:
-            print(f"{s}: reached it after {hit:.4f} s = {hit / t_lb:.3f} x L-BFGS-B's time "
-                  f"(final {fin:.10g} after {c['master_time'][-1]:.4f} s)")
+        lb = curves["LBFGS-B"]
+        target = lb["master_objective"][-1]
+        t_lb = lb["master_time"][-1]
+        tt_lb = lb["time"][-1] if "time" in lb else None
+        print(f"## {os.path.basename(os.path.normpath(d))}")
+        print(f"L-BFGS-B final master objective {target:.10g}: {t_lb:.4f} s master time"
+              + (f", {tt_lb:.4f} s solver time" if tt_lb is not None else "")
+              + f", {lb['passes'][-1]:g} passes")
+        cols = [("master_time", "master s")] + ([("time", "solver s")] if tt_lb is not None else [])
+        hdr = []
+        for tcol, lab in cols:
+            hdr += [f"{lab} to {tol:g}" for tol in TOLS]
+        print("| solver | " + " | ".join(hdr) + " | final objective | passes | ratio to L-BFGS-B at 1e-6 (master) |")
+        print("|---" * (len(hdr) + 4) + "|")
+        for s, c in sorted(curves.items(), key=lambda kv: (kv[0] == "LBFGS-B", kv[0])):
+            row = []
+            for tcol, _ in cols:
+                for tol in TOLS:
+                    t = time_to(c, target, tol, tcol)
+                    row.append(f"{t:.4f}" if t is not None else "never")
+            t6 = time_to(c, target, 1e-6, "master_time")
+            t6lb = time_to(lb, target, 1e-6, "master_time")
+            ratio = f"{t6 / t_lb:.3f}" if t6 is not None and t_lb > 0 else "-"
+            print(f"| {s} | " + " | ".join(row) +
+                  f" | {c['master_objective'][-1]:.10g} | {c['passes'][-1]:g} | {ratio} |")
+        print()
 
 
 if __name__ == "__main__":

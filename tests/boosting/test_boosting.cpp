@@ -236,6 +236,27 @@ TEST_CASE("FCD, L-BFGS-B and projected gradient reach the same restricted optimu
     boosting::lbfgsb(b, lo);
     const double pg = projected_gradient(c, 20000);
     INFO("C=" << C << " fcd=" << a.objective() << " lbfgsb=" << b.objective() << " pg=" << pg);
+    // Every sweep order, with and without shrinking, in calls of at most tau_max = 3 working-set
+    // iterations restarted from the working set the last call left (the fixed-problem mode).
+    for (auto order : {boosting::FcdOrder::permutation, boosting::FcdOrder::random, boosting::FcdOrder::cyclic})
+      for (bool shrink : {true, false}) {
+        MasterProblem v = random_master(ex, 6, C, 5);
+        boosting::FcdOptions vo = fo;
+        vo.order = order;
+        vo.shrinking = shrink;
+        vo.tau_max = 3;
+        std::vector<std::size_t> S = all;
+        boosting::FcdStats vs;
+        int calls = 0;
+        do {
+          vs = boosting::fcd(v, S, vo, rng, [](const boosting::FcdStats&) { return true; });
+          S = vs.working_set;
+        } while (!vs.converged && ++calls < 100000);
+        CHECK(vs.converged);
+        CHECK(vs.max_violation <= 1e-10);
+        v.recompute_F();
+        CHECK(v.objective() == doctest::Approx(b.objective()).epsilon(1e-6));
+      }
     CHECK(a.objective() == doctest::Approx(b.objective()).epsilon(1e-6));
     CHECK(a.objective() == doctest::Approx(pg).epsilon(1e-6));
     CHECK(a.objective() < C);  // strictly better than w = 0

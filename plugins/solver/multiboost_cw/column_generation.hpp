@@ -23,6 +23,7 @@ struct CgOptions {
   FcdOptions fcd;
   LbfgsbOptions lbfgsb;
   double rel_tol = 0;           ///< stop when |P_t - P_{t-1}| <= rel_tol P_t (Algorithm 1, step 7); 0: off
+  long max_iterations = 0;      ///< >0: stop after this many boosting iterations (own rule)
   int master_only = 0;          ///< >0: Fig. 6 mode, solve one fixed restricted problem (see README)
 };
 
@@ -54,7 +55,7 @@ class ColumnGeneration {
       solve_master(ws);
       generate();
       const double obj = mp_->objective();
-      const bool converged = max_edge_ <= 1.0 ||
+      const bool converged = max_edge_ <= 1.0 || (o_.max_iterations > 0 && t >= o_.max_iterations) ||
                              (o_.rel_tol > 0 && std::abs(prev - obj) <= o_.rel_tol * std::abs(obj));
       prev = obj;
       if (converged) {

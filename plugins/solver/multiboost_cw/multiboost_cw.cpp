@@ -28,6 +28,7 @@ boosting::CgOptions options(const Params& p, bool shared) {
   o.lbfgsb.max_iterations = p.get<int>("lbfgs_max_iterations");
   o.rel_tol = p.get<double>("rel_tol");
   o.master_only = p.get<int>("master_only");
+  o.max_iterations = p.get<int>("max_iterations");
   return o;
 }
 
@@ -62,6 +63,10 @@ PluginDescription describe() {
        real_param("lbfgs_pgtol", 1e-5, "L-BFGS-B pgtol (master: lbfgsb)", 0.0),
        int_param("lbfgs_max_iterations", 15000, "L-BFGS-B iterations per master solve", 1),
        real_param("rel_tol", 0.0, "stop when the relative change of the primal is below (0: off)", 0.0),
+       int_param("max_iterations", 0,
+                 "stop after this many boosting iterations (0: off; stop.max_passes applies to all "
+                 "solvers, this to one)",
+                 0),
        int_param("master_only", 0,
                  "Fig. 6 mode: >0 builds a fixed restricted problem from this many stage-wise "
                  "iterations and records the master solver on it from w = 0",
