@@ -131,6 +131,11 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
   INFO(r.output);
   CHECK(r.status == 0);
   for (const std::string kind : kinds) CHECK(r.output.find("probe_" + kind) != std::string::npos);
+  for (const auto& e : fs::directory_iterator(s.libdir / "dualgap" / "plugins"))  // and the built-ins
+    if (e.path().extension() == ".so") {
+      const std::string builtin = e.path().stem().string().substr(std::string("dualgap_").size());
+      CHECK_MESSAGE(r.output.find(builtin) != std::string::npos, builtin);
+    }
   r = s.cli("plugins", t.path / "nowhere");
   CHECK(r.output.find("probe_oracle") == std::string::npos);
   r = s.cli("describe probe_oracle", plugins);
