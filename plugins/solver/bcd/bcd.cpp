@@ -27,6 +27,7 @@ class Bcd final : public dualgap::Solver {
         sigma_(p.get<double>("sigma")),
         omega_(p.get<double>("omega")),
         shrinking_(p.get<bool>("shrinking")),
+        recheck_(p.get<int>("recheck")),
         stop_norm_(p.get<std::string>("stop_norm")) {}
 
   std::vector<std::string> accepts() const override { return {"block_loss"}; }
@@ -119,8 +120,11 @@ class Bcd final : public dualgap::Solver {
       if (first < 0) first = measure;
       bool converged = tau_ > 0 && (first == 0 || measure < tau_ * first);
       prev_max_violation = v_max;
-      if (converged && shrinking_) {
-        // Converged on the shrunk set: check every block once more before stopping.
+      // Every shrunk block comes back for one full check when rule (10) is met on the shrunk set
+      // (then the run stops only if it still holds on all blocks), and every `recheck` outer
+      // iterations (so that a run without the rule, tau = 0, still revisits every block).
+      const bool recheck_now = shrinking_ && recheck_ > 0 && outer % recheck_ == 0;
+      if ((converged || recheck_now) && shrinking_) {
         bool any_shrunk = false;
         for (auto& a : active) {
           if (!a) any_shrunk = true;
@@ -146,6 +150,7 @@ class Bcd final : public dualgap::Solver {
   int max_outer_;
   double sigma_, omega_;
   bool shrinking_;
+  int recheck_;
   std::string stop_norm_;
 };
 
@@ -160,7 +165,8 @@ dualgap::PluginDescription describe() {
        dualgap::int_param("max_outer", 200, "maximum outer iterations K_max; 0: unlimited", 0.0),
        dualgap::real_param("sigma", 0.01, "Armijo sufficient-decrease constant of (7)", 1e-12, 0.5),
        dualgap::real_param("omega", 0.5, "line-search step shrink factor", 1e-3, 0.999),
-       dualgap::bool_param("shrinking", false, "skip zero blocks with ||G_j|| < lambda - (previous max violation)"),
+       dualgap::bool_param("shrinking", true, "skip zero blocks with ||G_j|| < lambda - (previous max violation)"),
+       dualgap::int_param("recheck", 10, "with shrinking: bring every shrunk block back every this many outer iterations (0: only when rule (10) is met)", 0.0),
        dualgap::choice_param("stop_norm", "auto", {"auto", "sum", "max"},
                              "norm of the violations in rule (10); auto: sum for cyclic, max for random")});
 }
