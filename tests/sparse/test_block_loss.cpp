@@ -48,11 +48,15 @@ DenseMatrix random_W(Eigen::Index d, int K, unsigned seed, double scale = 0.5) {
 }  // namespace
 
 TEST_CASE("block-loss oracles: value, gradient, curvature, updates") {
-  for (bool dense : {false, true}) {
-    const Examples ex = make_examples(30, 8, 4, 0.5, 11, dense);
+  // K = 4 and K = 11: the vectorized kernels' main loop and remainder (AVX2: 4 lanes).
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool dense = variant == 1;
+    const int Kc = variant == 2 ? 11 : 4;
+    const Examples ex = make_examples(30, 8, Kc, 0.5, 11, dense);
     for (const char* name : kLosses) {
       CAPTURE(name);
       CAPTURE(dense);
+      CAPTURE(Kc);
       auto o = test::make<BlockLossOracle>(Kind::oracle, name);
       REQUIRE(o->interfaces() == std::vector<std::string>{"block_loss"});
       o->bind(ex);
