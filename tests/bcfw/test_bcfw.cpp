@@ -234,3 +234,113 @@ TEST_CASE("long examples: the dense-change norm gives the same run as the Gram-m
   }
   CHECK(*a->rows.back().m.dual > *a->rows[1].m.dual);
 }
+
+// ---- options beyond the paper: block-local steps over W_i (inner_steps) and gap sampling ----
+
+TEST_CASE("inner steps and gap sampling reach the optimum of the independent QP (multiclass)") {
+  Data data;
+  data.train = blobs(20, 4, 4, 21, 0.8);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 20;
+  const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 30000);
+  REQUIRE(qp.primal - qp.dual < 1e-6);
+  const json mp{{"multiplane", true}};
+  auto with = [&](json extra) {
+    json p = mp;
+    for (auto& [k, v] : extra.items()) p[k] = v;
+    return p;
+  };
+  const std::pair<json, double> variants[] = {
+      {with({{"inner_steps", 1}}), 1e-5},
+      {with({{"inner_steps", 3}, {"M", 0}}), 1e-5},
+      {with({{"inner_steps", 10}, {"M", 0}, {"sample", "gap"}}), 1e-5},
+      {with({{"inner_steps", 3}, {"inner", "fw"}, {"M", 0}}), 1e-4},
+      {with({{"inner_steps", 3}, {"averaging", true}}), 1e-4},
+      {with({{"inner_steps", 3}, {"M", 0}, {"sample", "gap"}, {"gap_refresh", 3}}), 1e-5},
+      {with({{"inner_steps", 2}, {"N", 2}, {"T", 1}, {"auto_rule", false}, {"M", 2}}), 1e-5},
+      {json{{"sample", "gap"}}, 1e-3},
+      {json{{"sample", "gap"}, {"averaging", true}}, 1e-3},
+  };
+  for (const auto& [v, tol] : variants) {
+    CAPTURE(v.dump());
+    OracleCounters c;
+    auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-7, &c, 10);
+    check_primal_ge_dual(*rec, 1e-12);
+    CHECK(final_gap(*rec) < tol);
+    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-6);
+    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-12);
+    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-12);
+    if (v.value("inner_steps", 0) > 0) CHECK(c.approx_calls > 0);
+  }
+}
+
+TEST_CASE("inner steps: chain oracle with transitions and constants reaches the QP optimum") {
+  Data data;
+  data.train = sequences(10, 1, 3, 3, 3, 61);
+  BruteChainOracle oracle;
+  const double lambda = 1.0 / 10;
+  const QpSolution qp = solve_dual_qp(data.train, oracle, lambda, 30000);
+  REQUIRE(qp.primal - qp.dual < 1e-5);
+  const json variants[] = {
+      json{{"multiplane", true}, {"inner_steps", 5}},
+      json{{"multiplane", true}, {"inner_steps", 5}, {"M", 0}, {"sample", "gap"}},
+      json{{"multiplane", true}, {"inner_steps", 5}, {"inner", "fw"}, {"M", 0}},
+  };
+  for (const auto& v : variants) {
+    CAPTURE(v.dump());
+    OracleCounters c;
+    auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
+    check_primal_ge_dual(*rec, 1e-12);
+    CHECK(final_gap(*rec) < (v["inner"] == "fw" ? 1e-3 : 1e-4));
+    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
+    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
+  }
+}
+
+TEST_CASE("inner steps: incremental scores (Gram) and scores recomputed from w reach the same optimum") {
+  // gram_max_units = 0: long examples have no Gram matrix, so the inner steps recompute the
+  // unary scores from w; with Gram matrices they are updated incrementally. Runs are not
+  // step-for-step equal: right after an exact line search the two planes of a block tie, and
+  // rounding decides which one the next local step takes.
+  Data data;
+  data.train = sequences(8, 2, 5, 3, 3, 71);
+  auto oracle = multiclass();
+  for (const char* kind : {"pairwise", "fw"}) {
+    CAPTURE(kind);
+    OracleCounters c1, c2;
+    const json base{{"multiplane", true}, {"M", 2}, {"inner_steps", 4}, {"inner", kind}};
+    json gram = base, dense = base;
+    gram["gram_max_units"] = 100;
+    dense["gram_max_units"] = 0;
+    auto a = run_bcfw(data, *oracle, 0.25, gram, 3000, 1e-7, &c1, 10);
+    auto b = run_bcfw(data, *oracle, 0.25, dense, 3000, 1e-7, &c2, 10);
+    check_primal_ge_dual(*a);
+    check_primal_ge_dual(*b);
+    CHECK(final_gap(*a) < 1e-4);
+    CHECK(final_gap(*b) < 1e-4);
+    // each final primal lies above the other run's certified dual
+    CHECK(*a->rows.back().m.primal >= *b->rows.back().m.dual - 1e-12);
+    CHECK(*b->rows.back().m.primal >= *a->rows.back().m.dual - 1e-12);
+    CHECK(std::abs(*a->rows.back().m.primal - *b->rows.back().m.primal) <= final_gap(*a) + final_gap(*b));
+  }
+}
+
+TEST_CASE("pairwise inner steps need fewer exact passes than BCFW to a small gap") {
+  Data data;
+  data.train = blobs(60, 5, 5, 31, 1.5);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 60;
+  OracleCounters c1, c2;
+  auto bcfw = run_bcfw(data, *oracle, lambda, json::object(), 20000, 1e-5, &c1, 1);
+  auto pw = run_bcfw(data, *oracle, lambda, json{{"multiplane", true}, {"inner_steps", 5}, {"M", 0}},
+                     20000, 1e-5, &c2, 1);
+  REQUIRE(final_gap(*pw) <= 1e-5);
+  check_primal_ge_dual(*pw);
+  CHECK(pw->rows.back().counters.exact_calls < bcfw->rows.back().counters.exact_calls);
+}
+
+TEST_CASE("inner_steps without working sets is refused") {
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"inner_steps", 3}}));
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw",
+                                           json{{"multiplane", true}, {"N", 0}, {"inner_steps", 3}}));
+}
