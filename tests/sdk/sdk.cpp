@@ -3,8 +3,10 @@
 // generated doctest run, the plugin listed and described by the installed CLI through
 // DUALGAP_PLUGIN_PATH and used in an experiment; a plugin including a core-internal header does
 // not compile; a plugin stamped with another API version is refused with a clear message.
+#include <cstddef>
 #include <filesystem>
 #include <string>
+#include <type_traits>
 
 #include "scaffold/new_plugin.hpp"
 #include "sdk_support.hpp"
@@ -38,6 +40,13 @@ TEST_CASE("sdk: cmake --install lays out the CLI, library, public headers, packa
     CHECK(e.path().string().find("/include/dualgap") != std::string::npos);
   }
   CHECK(!fs::exists(s.prefix / "include" / "loader.hpp"));
+  // ... and every one of them.
+  const fs::path pub = fs::path(DUALGAP_TEST_SOURCE_DIR) / "core" / "include";
+  for (const auto& e : fs::recursive_directory_iterator(pub / "dualgap"))
+    if (e.is_regular_file()) {
+      INFO(e.path().string());
+      CHECK(fs::exists(s.prefix / "include" / fs::relative(e.path(), pub)));
+    }
   // The installed CLI runs from its prefix (RPATH to the installed core library).
   auto r = sh("ldd " + q(s.dualgap));
   INFO(r.output);
@@ -53,6 +62,14 @@ TEST_CASE("sdk: cmake --install lays out the CLI, library, public headers, packa
     for (const auto& e : fs::directory_iterator(DUALGAP_TEST_PLUGIN_DIR))
       if (e.path().extension() == ".so") CHECK(fs::exists(plugin_dir / e.path().filename()));
 }
+
+// The loader reads the API version of a plugin built against ANY dualgap through this header,
+// so its layout must never change (plugin.hpp): version first, then kind, name, description.
+static_assert(std::is_standard_layout_v<dualgap::PluginHeader>);
+static_assert(offsetof(dualgap::PluginHeader, api_version) == 0);
+static_assert(offsetof(dualgap::PluginHeader, kind) == sizeof(int));
+static_assert(offsetof(dualgap::PluginHeader, name) == 2 * sizeof(int));
+static_assert(offsetof(dualgap::PluginHeader, description) == 2 * sizeof(int) + sizeof(void*));
 
 TEST_CASE("sdk: new-plugin refuses bad usage and existing files") {
   dualgap::test::TempDir t;
