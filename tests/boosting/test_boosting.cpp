@@ -407,3 +407,30 @@ TEST_CASE("adaboost_mh: exponential Hamming loss decreases, training error falls
   CHECK(*rec.rows.back().train_error < *rec.rows[1].train_error);
   CHECK(!rec.rows.back().dual.has_value());
 }
+
+TEST_CASE("adaboost_ecc: pairwise exponential loss never increases, training error falls") {
+  Data data;
+  data.train = random_examples(60, 3, 4, 33, false);
+  data.test = random_examples(30, 3, 4, 34, false);
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  auto solver = test::make<Solver>(Kind::solver, "adaboost_ecc");
+  Problem pb;
+  pb.data = &data;
+  pb.oracle = oracle.get();
+  pb.lambda = 1;
+  TestRecorder rec(60);
+  SolverContext ctx;
+  ctx.recorder = &rec;
+  ctx.seed = 7;
+  solver->solve(pb, ctx);
+  REQUIRE(rec.rows.size() == 61);
+  CHECK(extra(rec.rows.front(), "exp_loss") == doctest::Approx(1.0));
+  // alpha is the exact line search along the new term, so Z_t <= 1 (strict when the edge > 0).
+  for (std::size_t k = 1; k < rec.rows.size(); ++k) {
+    CHECK(extra(rec.rows[k], "exp_loss") <= extra(rec.rows[k - 1], "exp_loss") * (1 + 1e-12));
+    CHECK(extra(rec.rows[k], "edge") >= 0.0);
+  }
+  CHECK(extra(rec.rows.back(), "exp_loss") < 0.5);
+  CHECK(*rec.rows.back().train_error < *rec.rows[1].train_error);
+  CHECK(!rec.rows.back().dual.has_value());
+}

@@ -118,7 +118,9 @@ class ColumnGeneration {
     if (o_.master == "lbfgsb") {
       lbfgsb(*mp_, o_.lbfgsb);
     } else {
-      fcd(*mp_, ws, o_.fcd, rng_);
+      const auto st = fcd(*mp_, ws, o_.fcd, rng_);
+      fcd_updates_ += st.updates;
+      fcd_violations_ += st.violation_evaluations;
     }
     master_time_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -148,6 +150,10 @@ class ColumnGeneration {
     m.set("master_time", master_time_s_);
     m.set("master_objective", mp_->objective());
     m.set("max_edge", max_edge_);
+    if (o_.master == "fcd") {
+      m.set("fcd_updates", static_cast<double>(fcd_updates_ + fcd_call_updates_));
+      m.set("fcd_violations", static_cast<double>(fcd_violations_ + fcd_call_violations_));
+    }
   }
 
   // Fig. 6 mode: build a fixed restricted problem with `master_only` iterations of stage-wise
@@ -196,9 +202,14 @@ class ColumnGeneration {
       FcdStats st;
       for (;;) {
         st = fcd(*mp_, S, o_.fcd, rng_, [&](const FcdStats& s) {
+          fcd_call_updates_ = s.updates;
+          fcd_call_violations_ = s.violation_evaluations;
           return on_iter(done + s.working_set_iterations);
         });
         done += st.working_set_iterations;
+        fcd_updates_ += st.updates;
+        fcd_violations_ += st.violation_evaluations;
+        fcd_call_updates_ = fcd_call_violations_ = 0;
         if (stop || st.converged) break;
         S = std::move(st.working_set);
       }
@@ -217,6 +228,8 @@ class ColumnGeneration {
   double max_edge_ = 0;
   long weak_learners_ = 0;
   double master_time_s_ = 0;
+  long fcd_updates_ = 0, fcd_violations_ = 0;             ///< cumulative over finished FCD calls
+  long fcd_call_updates_ = 0, fcd_call_violations_ = 0;   ///< within the running call (fixed mode)
   bool has_test_ = false;
   DenseMatrix Ftest_;
   std::vector<double> w_eval_;

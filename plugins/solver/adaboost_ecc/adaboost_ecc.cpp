@@ -1,0 +1,124 @@
+// AdaBoost.ECC with discrete decision stumps (Guruswami & Sahai, "Multiclass learning, boosting,
+// and error-correcting codes", COLT 1999): stage-wise minimization of the pairwise exponential
+// loss
+//   L(f) = (1/p) sum_i sum_{l != y_i} exp(f_l(x_i) - f_{y_i}(x_i)),  p = n (K-1),
+// with f_l(x) = (1/2) sum_t alpha_t mu_t(l) h_t(x), mu_t a {-1,+1} colouring of the classes and
+// h_t a {-1,+1} stump. Round t: draw a colouring mu (random, balanced: floor(K/2) classes +1);
+// binary weights U(i) = sum_{l: mu(l) != mu(y_i)} D(i,l) (only those pairs are affected by h);
+// the oracle returns the stump of largest edge r = sum_i U(i) mu(y_i) h(x_i) / sum_i U(i);
+// alpha = 1/2 log((1+r)/(1-r)) is the exact line search of L along the new term; then
+// D(i,l) <- D(i,l) exp(-alpha mu(y_i) h(x_i)) for the pairs with mu(l) != mu(y_i), / Z.
+// Prediction: argmax_l f_l(x). The loss is problem (2) without the l1 term (C -> infinity).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "dualgap/oracles/weak_learner.hpp"
+#include "dualgap/plugin.hpp"
+
+namespace {
+
+using namespace dualgap;
+
+class AdaBoostECC final : public Solver {
+ public:
+  explicit AdaBoostECC(const Params& p) : max_r_(p.get<double>("max_edge")) {}
+  std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+
+  void solve(const Problem& pb, SolverContext& ctx) override {
+    auto* oracle = dynamic_cast<WeakLearnerOracle*>(pb.oracle);
+    if (!oracle) throw std::invalid_argument("adaboost_ecc: needs an oracle with the weak_learner interface");
+    const Examples& tr = pb.data->train;
+    const Examples& te = pb.data->test;
+    if (tr.structured()) throw std::invalid_argument("adaboost_ecc: multi-class (unstructured) data only");
+    const int n = static_cast<int>(tr.num_units()), K = tr.num_classes;
+    if (K < 2) throw std::invalid_argument("adaboost_ecc: needs at least 2 classes");
+    oracle->prepare(tr);
+    const bool has_test = te.num_units() > 0;
+    // D(i,l): distribution over the pairs (i, l != y_i); D(i, y_i) = 0.
+    DenseMatrix D(n, K), W = DenseMatrix::Zero(n, K), f = DenseMatrix::Zero(n, K);
+    DenseMatrix ft = DenseMatrix::Zero(static_cast<Eigen::Index>(te.num_units()), K);
+    const double p = static_cast<double>(n) * (K - 1);
+    for (int i = 0; i < n; ++i)
+      for (int l = 0; l < K; ++l) D(i, l) = l == tr.y[i] ? 0.0 : 1.0 / p;
+    double log_loss = 0;  // log L(f) = sum_t log Z_t
+    long t = 0;
+    double r = 0;
+    std::vector<int> mu(K), perm(K);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::mt19937_64 rng(ctx.seed);
+    std::vector<signed char> h, ht;
+    std::vector<Stump> best;
+    auto error = [](const DenseMatrix& F, const std::vector<int>& y) {
+      std::size_t wrong = 0;
+      for (Eigen::Index i = 0; i < F.rows(); ++i) {
+        Eigen::Index b;
+        F.row(i).maxCoeff(&b);
+        wrong += b != y[i];
+      }
+      return y.empty() ? 0.0 : static_cast<double>(wrong) / static_cast<double>(y.size());
+    };
+    auto eval = [&](Metrics& m) {
+      m.train_error = error(f, tr.y);
+      if (has_test) m.test_error = error(ft, te.y);
+      m.set("weak_learners", static_cast<double>(t));
+      m.set("exp_loss", std::exp(log_loss));
+      m.set("edge", r);
+    };
+    Recorder& rec = *ctx.recorder;
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    for (t = 1;; ++t) {
+      std::shuffle(perm.begin(), perm.end(), rng);
+      for (int k = 0; k < K; ++k) mu[perm[k]] = k < K / 2 ? 1 : -1;
+      double U_sum = 0;
+      for (int i = 0; i < n; ++i) {
+        const int yi = tr.y[i];
+        double u = 0;
+        for (int l = 0; l < K; ++l)
+          if (mu[l] != mu[yi]) u += D(i, l);
+        W(i, 0) = u * mu[yi];  // edge of column 0 = sum_i U(i) mu(y_i) h(x_i)
+        U_sum += u;
+      }
+      oracle->best_per_class(W, best);  // only class 0 is used (the others have zero weight)
+      const Stump& s = best[0];
+      r = U_sum > 0 ? std::min(s.edge / U_sum, max_r_) : 0.0;
+      const double alpha = r > 0 ? 0.5 * std::log((1 + r) / (1 - r)) : 0.0;
+      oracle->predict(s, tr.X, h);
+      double Z = 0;
+      for (int i = 0; i < n; ++i) {
+        const int yi = tr.y[i];
+        const double down = std::exp(-alpha * mu[yi] * h[i]);
+        for (int l = 0; l < K; ++l) {
+          f(i, l) += 0.5 * alpha * mu[l] * h[i];
+          if (mu[l] != mu[yi]) D(i, l) *= down;
+          Z += D(i, l);
+        }
+      }
+      D /= Z;
+      log_loss += std::log(Z);
+      if (has_test) {
+        oracle->predict(s, te.X, ht);
+        for (Eigen::Index i = 0; i < ft.rows(); ++i)
+          for (int l = 0; l < K; ++l) ft(i, l) += 0.5 * alpha * mu[l] * ht[i];
+      }
+      if (rec.due(static_cast<double>(t)) &&
+          rec.checkpoint(static_cast<double>(t), eval) == Action::stop)
+        return;
+    }
+  }
+
+ private:
+  double max_r_;
+};
+
+PluginDescription describe() {
+  return describe_plugin<AdaBoostECC>(
+      Kind::solver, "adaboost_ecc", "1.0.0",
+      "AdaBoost.ECC with discrete stumps and random balanced colourings (Guruswami & Sahai, COLT 1999)",
+      {real_param("max_edge", 1.0 - 1e-10, "edges are capped here so that alpha stays finite", 0.0, 1.0)});
+}
+
+}  // namespace
+
+DUALGAP_PLUGIN(describe)
