@@ -16,6 +16,13 @@ bool has_required(const PluginDescription& d) {
   return false;
 }
 
+// Datasets that read files (any path parameter) are exercised by their own tests on real data.
+bool reads_files(const PluginDescription& d) {
+  for (auto& p : d.params)
+    if (p.type == ParamType::path) return true;
+  return false;
+}
+
 Data small_data(bool sparse) {
   auto ds = make<DatasetPlugin>(Kind::dataset, "synthetic_multiclass",
                                 json{{"n", 120}, {"n_test", 60}, {"d", 8}, {"K", 3}, {"sparse", sparse}, {"density", 0.5}});
@@ -55,7 +62,7 @@ TEST_CASE("every plugin describes itself and its defaults validate") {
 TEST_CASE("every dataset generator loads consistent data; every feature transform keeps the rows") {
   auto& reg = plugins();
   for (auto& p : reg.plugins()) {
-    if (p.kind() != Kind::dataset || has_required(*p.description)) continue;
+    if (p.kind() != Kind::dataset || has_required(*p.description) || reads_files(*p.description)) continue;
     INFO("dataset " << p.name());
     auto ds = create_object<DatasetPlugin>(p, make_params(p.description->params));
     DatasetContext ctx;
@@ -122,7 +129,9 @@ TEST_CASE("every solver runs briefly with an oracle it accepts and records finit
     REQUIRE(rec.rows() >= 1);
     CHECK(rec.status() != RunStatus::diverged);
     auto c = rec.curve_json();
-    CHECK(c["primal"].back().is_number());
+    // A solver whose objective differs from the problem's (e.g. AdaBoost.MH's exponential loss)
+    // leaves primal null and records its own columns; it must still record an error rate.
+    CHECK((c["primal"].back().is_number() || c["train_error"].back().is_number()));
     if (c["dual"].back().is_number()) CHECK(c["dual"].back().get<double>() <= c["primal"].back().get<double>() + 1e-9);
     if (!oracle_name.empty()) CHECK(counters.exact_calls + counters.approx_calls > 0);
     ++ran;
