@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Summaries for the boosting experiments (issue 4), read from run.json files.
 
-  summarize.py fig12 RESULTS_DIR...   mean test error per solver at iterations 10, 50, 100, ..., last
+  summarize.py fig12 [--repeats N] RESULTS_DIR...
+                                      mean test error per solver at iterations 10, 50, 100, ..., last
+                                      (--repeats N: only repeats 0..N-1, e.g. those every solver ran)
   summarize.py fig6 RESULTS_DIR...    per experiment directory: time for each solver to come within
                                       1e-3..1e-6 (relative) of L-BFGS-B's final master objective
 """
@@ -35,16 +37,22 @@ def value_at(curve, col, it):
 
 
 def fig12(dirs):
+    max_rep = None
+    if dirs and dirs[0] == "--repeats":
+        max_rep, dirs = int(dirs[1]), dirs[2:]
     by = defaultdict(list)
     data = None
     for _, r in runs(dirs):
+        if max_rep is not None and r["config"].get("repeat", 0) >= max_rep:
+            continue
         by[solver_name(r)].append(r["curve"])
         data = r["experiment"]
     last = max(max(c["passes"]) for cs in by.values() for c in cs)
-    marks = [m for m in (10, 20, 50, 100, 200, 500) if m <= last] + [last]
-    print(f"# {data}: mean (std) test error % over repeats")
-    print("| solver | " + " | ".join(f"it {m:g}" for m in marks) + " | final primal | final gap |")
-    print("|---" * (len(marks) + 3) + "|")
+    marks = [m for m in (10, 20, 50, 100, 200, 500) if m < last] + [last]
+    print(f"# {data}: mean (std) test error % over repeats"
+          + (f" 0..{max_rep - 1}" if max_rep is not None else ""))
+    print("| solver | repeats | " + " | ".join(f"it {m:g}" for m in marks) + " | final primal | final gap |")
+    print("|---" * (len(marks) + 4) + "|")
     for s, cs in sorted(by.items()):
         row = []
         for m in marks:
@@ -55,7 +63,7 @@ def fig12(dirs):
         gp = [c["gap"][-1] for c in cs if c.get("gap") and c["gap"][-1] is not None]
         row.append(f"{statistics.mean(pr):.4g}" if pr else "-")
         row.append(f"{statistics.mean(gp):.3g}" if gp else "-")
-        print(f"| {s} | " + " | ".join(row) + " |")
+        print(f"| {s} | {len(cs)} | " + " | ".join(row) + " |")
 
 
 TOLS = (1e-3, 1e-4, 1e-5, 1e-6)
