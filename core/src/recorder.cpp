@@ -190,6 +190,21 @@ json RunRecorder::curve_json() const {
   return c;
 }
 
+json RunRecorder::row_json(std::size_t i) const {
+  auto fin = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+  json r = {{"passes", fin(passes_[i])},         {"oracle_calls", fin(oracle_calls_[i])},
+            {"approx_oracle_calls", fin(approx_calls_[i])}, {"eval_oracle_calls", fin(eval_calls_[i])},
+            {"time", fin(time_[i])},             {"oracle_time", fin(oracle_time_[i])},
+            {"primal", opt_json(primal_[i])},    {"dual", opt_json(dual_[i])},
+            {"gap", opt_json(gap_[i])},          {"train_error", opt_json(train_error_[i])},
+            {"test_error", opt_json(test_error_[i])}};
+  for (auto& name : extra_names_) {
+    const auto& col = extra_.at(name);
+    r[name] = i < col.size() ? opt_json(col[i]) : json(nullptr);
+  }
+  return r;
+}
+
 json RunRecorder::summary_json() const {
   json s = json::object();
   const std::size_t n = passes_.size();

@@ -55,6 +55,8 @@ class DUALGAP_API RunRecorder final : public Recorder {
 
   /// Columnar curve as JSON (equal-length arrays, null where a value does not exist).
   json curve_json() const;
+  /// Row i as a JSON object (column -> value or null), for the append-only partial log.
+  json row_json(std::size_t i) const;
   /// Last values (summary).
   json summary_json() const;
 

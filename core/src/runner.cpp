@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <fmt/format.h>
 #include <iostream>
 #include <thread>
@@ -32,6 +34,21 @@ void collect_files(const json& j, std::vector<std::string>& out) {
   }
 }
 
+// The git revision of the source tree, read once per process (before the runner forks).
+const std::string& source_revision() {
+  static const std::string rev = [] {
+    std::string git;
+    if (FILE* p = popen("git -C \"" DUALGAP_SOURCE_DIR "\" rev-parse --short HEAD 2>/dev/null", "r")) {
+      char buf[64] = {};
+      if (fgets(buf, sizeof buf, p)) git = buf;
+      pclose(p);
+      while (!git.empty() && (git.back() == '\n' || git.back() == '\r')) git.pop_back();
+    }
+    return git;
+  }();
+  return rev;
+}
+
 json environment_json() {
   json e;
   e["version"] = kVersion;
@@ -41,13 +58,7 @@ json environment_json() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   e["host"] = host;
-  std::string git;
-  if (FILE* p = popen("git -C \"" DUALGAP_SOURCE_DIR "\" rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64] = {};
-    if (fgets(buf, sizeof buf, p)) git = buf;
-    pclose(p);
-    while (!git.empty() && (git.back() == '\n' || git.back() == '\r')) git.pop_back();
-  }
+  const std::string& git = source_revision();
   e["git"] = git.empty() ? json(nullptr) : json(git);
   e["hardware_concurrency"] = std::thread::hardware_concurrency();
   return e;
@@ -102,7 +113,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   const auto wall_start = Clock::now();
   fs::create_directories(run_dir);
   const std::string final_path = (fs::path(run_dir) / "run.json").string();
-  const std::string partial_path = (fs::path(run_dir) / "run.partial.json").string();
+  const std::string partial_path = (fs::path(run_dir) / "run.partial.jsonl").string();
   json out = base_json(run, hash);
   out["environment"] = environment_json();
 
@@ -122,7 +133,23 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     j["data_info"] = info;
     return j;
   };
-  rec.on_row = [&] { write_file_atomic(partial_path, snapshot("running").dump()); };
+  // The partial log (what the parent keeps of a killed or crashed run): a header line, then
+  // one appended line per checkpoint, so that recording stays cheap for short runs.
+  std::unique_ptr<FILE, int (*)(FILE*)> partial(std::fopen(partial_path.c_str(), "w"), &std::fclose);
+  if (partial) {
+    json header = out;
+    header["data_info"] = json::object();
+    std::fputs((header.dump() + "\n").c_str(), partial.get());
+    std::fflush(partial.get());
+  }
+  rec.on_row = [&] {
+    if (!partial) return;
+    json row = rec.row_json(rec.rows() - 1);
+    row["approximate"] = rec.approximate();
+    row["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    std::fputs((row.dump() + "\n").c_str(), partial.get());
+    std::fflush(partial.get());
+  };
 
   try {
     // data
@@ -206,6 +233,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   json final_json = snapshot(to_string(rec.status()));
   final_json["message"] = rec.message();
   write_file_atomic(final_path, final_json.dump(1));
+  partial.reset();
   std::error_code ec;
   fs::remove(partial_path, ec);
 }
@@ -242,21 +270,48 @@ bool finished_before(const std::string& dir, const std::string& hash) {
   }
 }
 
-// After a child died without writing run.json: keep its partial curve, mark timeout / failed.
+// After a child died without writing run.json: rebuild its partial curve from the append-only
+// log (header line + one line per checkpoint), mark it timeout / failed.
 void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message) {
-  const auto partial = fs::path(c.dir) / "run.partial.json";
-  json j;
-  try {
-    j = json::parse(read_file(partial.string()));
-  } catch (...) {
-    j = base_json(run, c.hash);
-    j["curve"] = json::object();
-    j["summary"] = json::object();
+  const auto partial = fs::path(c.dir) / "run.partial.jsonl";
+  json j = base_json(run, c.hash);
+  std::vector<json> rows;
+  if (std::ifstream in(partial); in) {
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      json v;
+      try {
+        v = json::parse(line);
+      } catch (...) {
+        break;  // a line cut by the kill
+      }
+      if (first) j = v;
+      else rows.push_back(std::move(v));
+      first = false;
+    }
   }
+  json curve = json::object();
+  std::vector<std::string> names;
+  for (auto& r : rows)
+    for (auto& [k, v] : r.items())
+      if (k != "approximate" && k != "wall_time" && !curve.contains(k)) {
+        curve[k] = json::array();
+        names.push_back(k);
+      }
+  for (auto& r : rows)
+    for (auto& k : names) curve[k].push_back(r.contains(k) ? r[k] : json(nullptr));
+  json summary = json::object();
+  if (!rows.empty()) {
+    for (auto& k : names) summary[k] = rows.back().value(k, json(nullptr));
+    j["approximate"] = rows.back().value("approximate", false);
+  }
+  summary["rows"] = rows.size();
+  summary["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
+  j["curve"] = curve;
+  j["summary"] = summary;
   j["status"] = status;
   j["message"] = message;
-  if (!j.contains("summary") || !j["summary"].is_object()) j["summary"] = json::object();
-  j["summary"]["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
   write_file_atomic((fs::path(c.dir) / "run.json").string(), j.dump(1));
   std::error_code ec;
   fs::remove(partial, ec);
@@ -286,6 +341,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
   RunnerSummary sum;
   sum.total = static_cast<int>(runs.size());
   const std::string cache_dir = (fs::path(opts.out_dir) / ".cache").string();
+  source_revision();  // once, before forking
   std::deque<std::size_t> queue;
   std::vector<std::string> hashes(runs.size()), dirs(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -370,7 +426,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
         continue;
       }
       const RunSpec& run = runs[c.index];
-      const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.json");
+      const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.jsonl");
       if (c.killed) {
         salvage(run, c, "timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
       } else if (WIFSIGNALED(status)) {
