@@ -53,11 +53,17 @@ LoadedPlugin load_plugin_file(const std::string& path) {
 
 std::vector<std::string> PluginRegistry::default_search_path() {
   std::vector<std::string> dirs;
-  dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
+  // The build tree's plugins only for programs that live in that build tree: an installed
+  // dualgap sees the installed plugins (and DUALGAP_PLUGIN_PATH), not a stale build folder.
+  const fs::path build_root = fs::path(DUALGAP_BUILD_PLUGIN_DIR).parent_path();
   try {
     fs::path exe = boost::dll::program_location().string();
+    const std::string e = fs::weakly_canonical(exe).string();
+    const std::string b = fs::weakly_canonical(build_root).string();
+    if (e.rfind(b + "/", 0) == 0) dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
     dirs.push_back((exe.parent_path().parent_path() / DUALGAP_INSTALL_PLUGIN_REL).string());
   } catch (...) {
+    dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
   }
   if (const char* env = std::getenv("DUALGAP_PLUGIN_PATH")) {
     std::string s = env;
