@@ -185,7 +185,11 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
     }
     c.bands.push_back(std::move(b));
   }
-  c.log_y = spans_decades(y_pos_min, y_max);
+  // Suboptimalities and gaps are read on log axes (as in the papers) once they span one decade;
+  // other quantities from two decades on.
+  const bool convergence = c.y == "primal_subopt" || c.y == "dual_subopt" || c.y == "gap" || c.y == "rel_objective";
+  c.log_y = convergence ? (std::isfinite(y_pos_min) && y_pos_min > 0 && y_max / y_pos_min >= 10.0)
+                        : spans_decades(y_pos_min, y_max);
   return c;
 }
 
