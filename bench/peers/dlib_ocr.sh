@@ -26,6 +26,7 @@ problem:  {lambda: 1/n}
 solvers:
   - {name: BCFW,    plugin: bcfw, params: {train_error: false}}
   - {name: MP-BCFW, plugin: bcfw, params: {multiplane: true, T: 10, N: 1000, M: 1000, train_error: false}}
+  - {name: BCFW-PW-gap, plugin: bcfw, params: {multiplane: true, M: 0, inner_steps: 3, sample: gap, train_error: false}}
 stop:     {max_time: ${DUALGAP_PEER_TIME:-20}}
 record:   {every: 1}
 repeats:  1
