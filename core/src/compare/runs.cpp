@@ -299,20 +299,13 @@ void group_runs(RunSet& set) {
   for (Run& run : set.runs) std::tie(run.best_upper, run.best_lower) = bounds[run.bound_key];
 
   for (auto& p : set.problems) {
+    // Shown for the group: the lowest upper and highest lower bound over its exact problems.
     double upper = kNaN, lower = kNaN;
     for (std::size_t r : p.runs) {
       const Run& run = set.runs[r];
       p.approximate = p.approximate || run.approximate;
-      if (auto* primal = run.column("primal"))
-        for (double v : *primal)
-          if (std::isfinite(v) && !(v >= upper)) upper = v;
-      auto s = run.summary.find("primal");
-      if (s != run.summary.end() && std::isfinite(s->second) && !(s->second >= upper)) upper = s->second;
-      if (auto* dual = run.column("dual"))
-        for (double v : *dual)
-          if (std::isfinite(v) && !(v <= lower)) lower = v;
-      s = run.summary.find("dual");
-      if (s != run.summary.end() && std::isfinite(s->second) && !(s->second <= lower)) lower = s->second;
+      if (std::isfinite(run.best_upper) && !(run.best_upper >= upper)) upper = run.best_upper;
+      if (std::isfinite(run.best_lower) && !(run.best_lower <= lower)) lower = run.best_lower;
     }
     p.best_upper = upper;
     p.best_lower = lower;

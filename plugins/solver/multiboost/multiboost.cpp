@@ -4,74 +4,15 @@
 // problem solved by L-BFGS-B (Debian liblbfgsb, the reference Fortran code) as in Shen & Hao,
 // "A direct formulation for totally-corrective multi-class boosting", CVPR 2011, the baseline
 // of Lin et al., ACCV 2012. The column-generation and master code is shared with multiboost_cw.
-#include "../multiboost_cw/column_generation.hpp"
-#include "dualgap/plugin.hpp"
+#include "../multiboost_cw/column_generation_plugin.hpp"
 
 namespace {
 
-using namespace dualgap;
-
-boosting::CgOptions options(const Params& p, bool shared) {
-  boosting::CgOptions o;
-  o.shared = shared;
-  o.master = p.get<std::string>("master");
-  o.fcd.eps = p.get<double>("eps");
-  o.fcd.tau_max = p.get<int>("tau_max");
-  o.fcd.large_c = p.get<std::string>("update") == "large_c";
-  const auto order = p.get<std::string>("order");
-  o.fcd.order = order == "random"   ? boosting::FcdOrder::random
-                : order == "cyclic" ? boosting::FcdOrder::cyclic
-                                    : boosting::FcdOrder::permutation;
-  o.fcd.shrinking = p.get<bool>("shrinking");
-  o.lbfgsb.m = p.get<int>("lbfgs_m");
-  o.lbfgsb.factr = p.get<double>("lbfgs_factr");
-  o.lbfgsb.pgtol = p.get<double>("lbfgs_pgtol");
-  o.lbfgsb.max_iterations = p.get<int>("lbfgs_max_iterations");
-  o.rel_tol = p.get<double>("rel_tol");
-  o.master_only = p.get<int>("master_only");
-  o.max_iterations = p.get<int>("max_iterations");
-  return o;
-}
-
-class MultiBoostShared final : public Solver {
- public:
-  explicit MultiBoostShared(const Params& p) : o_(options(p, true)) {}
-  std::vector<std::string> accepts() const override { return {"weak_learner"}; }
-  void solve(const Problem& pb, SolverContext& ctx) override {
-    boosting::ColumnGeneration(pb, ctx, o_).run();
-  }
-
- private:
-  boosting::CgOptions o_;
-};
-
-PluginDescription describe() {
-  return describe_plugin<MultiBoostShared>(
-      Kind::solver, "multiboost", "1.0.0",
+dualgap::PluginDescription describe() {
+  return dualgap::describe_plugin<dualgap::boosting::ColumnGenerationSolver<true>>(
+      dualgap::Kind::solver, "multiboost", "1.0.0",
       "MultiBoost: shared weak learners by column generation, master by L-BFGS-B (Shen & Hao, CVPR 2011)",
-      {choice_param("master", "lbfgsb", {"fcd", "lbfgsb"}, "master-problem solver"),
-       real_param("eps", 0.1, "KKT tolerance of the working set (17) and stop rule (18)", 0.0),
-       int_param("tau_max", 2, "maximum FCD working-set iterations per boosting iteration (master: fcd); 0: until the stop rule (18)", 0),
-       choice_param("order", "permutation", {"permutation", "random", "cyclic"},
-                    "FCD order of working-set iterations tau >= 2: a fresh random permutation of S per "
-                    "sweep, |S| uniform picks with replacement, or index order"),
-       bool_param("shrinking", true,
-                  "FCD: rebuild S from the violations of S only, with a full KKT check when S is clean"),
-       choice_param("update", "exact", {"exact", "large_c"},
-                    "FCD coordinate update (master: fcd): (12) or (13)"),
-       int_param("lbfgs_m", 5, "L-BFGS-B stored corrections (master: lbfgsb)", 1),
-       real_param("lbfgs_factr", 1e7, "L-BFGS-B factr (master: lbfgsb)", 0.0),
-       real_param("lbfgs_pgtol", 1e-5, "L-BFGS-B pgtol (master: lbfgsb)", 0.0),
-       int_param("lbfgs_max_iterations", 15000, "L-BFGS-B iterations per master solve", 1),
-       real_param("rel_tol", 0.0, "stop when the relative change of the primal is below (0: off)", 0.0),
-       int_param("max_iterations", 0,
-                 "stop after this many boosting iterations (0: off; stop.max_passes applies to all "
-                 "solvers, this to one)",
-                 0),
-       int_param("master_only", 0,
-                 "Fig. 6 mode: >0 builds a fixed restricted problem from this many stage-wise "
-                 "iterations and records the master solver on it from w = 0",
-                 0)});
+      dualgap::boosting::column_generation_params("lbfgsb"));
 }
 
 }  // namespace
