@@ -138,16 +138,19 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Metrics&)
   if (schedule_.every_time_s > 0) next_due_time_s_ = t + schedule_.every_time_s;
 
   Action action = Action::proceed;
+  // Only a certified gap may end a run: with an approximate oracle (alpha-expansion) primal and
+  // dual are estimates and the "gap" can even be negative, so only budgets stop such runs.
+  const bool certified = gap.has_value() && !m.approximate;
   auto bad = [](const std::optional<double>& v) { return v && !std::isfinite(*v); };
   if (bad(m.primal) || bad(m.dual)) {
     status_ = RunStatus::diverged;
     message_ = "objective is not finite at passes " + std::to_string(passes);
     action = Action::stop;
-  } else if (gap && stop_.gap && *gap <= *stop_.gap) {
+  } else if (certified && stop_.gap && *gap <= *stop_.gap) {
     status_ = RunStatus::done;
     message_ = "reached the target gap";
     action = Action::stop;
-  } else if (gap && stop_.rel_gap && *gap <= *stop_.rel_gap * std::abs(*m.primal)) {
+  } else if (certified && stop_.rel_gap && *gap <= *stop_.rel_gap * std::abs(*m.primal)) {
     status_ = RunStatus::done;
     message_ = "reached the target relative gap";
     action = Action::stop;

@@ -132,3 +132,21 @@ TEST_CASE("atomic write replaces the file whole and leaves no temporary behind")
   }
   std::filesystem::permissions(dir.path / "ro", std::filesystem::perms::owner_all);
 }
+
+TEST_CASE("an approximate gap never meets the gap target; budgets still stop the run") {
+  StopCriteria stop;
+  stop.gap = 1e-3;
+  stop.max_passes = 3;
+  RunRecorder rec(stop, Schedule{}, nullptr);
+  rec.start();
+  auto approx = [](Metrics& m) {
+    m.primal = 1.0;
+    m.dual = 1.01;  // negative "gap", as alpha-expansion can give
+    m.approximate = true;
+  };
+  CHECK(rec.checkpoint(1, approx) == Action::proceed);
+  CHECK(rec.checkpoint(2, approx) == Action::proceed);
+  CHECK(rec.checkpoint(3, approx) == Action::stop);
+  CHECK(rec.status() == RunStatus::budget);
+  CHECK(rec.approximate());
+}
