@@ -78,9 +78,9 @@ TEST_CASE("lsr gls identity: one update equals Eigen's direct least-squares solu
   Eigen::MatrixXd W = A.colPivHouseholderQr().solve(Eigen::MatrixXd(Y));
   const double ref = 0.5 * (A * W - Y).squaredNorm() / A.rows();
   CHECK(*rec.last().primal == doctest::Approx(ref).epsilon(1e-10));
-  CHECK(*rec.last().train_error == doctest::Approx(lsr::error_rate(A * W, data.train.y)));
+  CHECK(*rec.last().train_error == doctest::Approx(argmax_error(A * W, data.train.y)));
   const DenseMatrix At = with_ones(data.test.X.dense());
-  CHECK(*rec.last().test_error == doctest::Approx(lsr::error_rate(At * W, data.test.y)));
+  CHECK(*rec.last().test_error == doctest::Approx(argmax_error(At * W, data.test.y)));
   CHECK(!rec.last().dual.has_value());
 
   // With lambda: the ridge solution (A^T A / n + lambda I)^{-1} A^T Y / n.

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "dualgap/oracles/weak_learner.hpp"
+#include "dualgap/metrics.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -50,18 +51,9 @@ class AdaBoostECC final : public Solver {
     std::mt19937_64 rng(ctx.seed);
     std::vector<signed char> h, ht;
     std::vector<Stump> best;
-    auto error = [](const DenseMatrix& F, const std::vector<int>& y) {
-      std::size_t wrong = 0;
-      for (Eigen::Index i = 0; i < F.rows(); ++i) {
-        Eigen::Index b;
-        F.row(i).maxCoeff(&b);
-        wrong += b != y[i];
-      }
-      return y.empty() ? 0.0 : static_cast<double>(wrong) / static_cast<double>(y.size());
-    };
     auto eval = [&](Metrics& m) {
-      m.train_error = error(f, tr.y);
-      if (has_test) m.test_error = error(ft, te.y);
+      m.train_error = argmax_error(f, tr.y);
+      if (has_test) m.test_error = argmax_error(ft, te.y);
       m.set("weak_learners", static_cast<double>(t));
       m.set("exp_loss", std::exp(log_loss));
       m.set("edge", r);

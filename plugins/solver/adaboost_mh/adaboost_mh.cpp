@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "dualgap/oracles/weak_learner.hpp"
+#include "dualgap/metrics.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -44,18 +45,9 @@ class AdaBoostMH final : public Solver {
     std::vector<signed char> h, ht;
     std::vector<int> votes;
     Stump s;
-    auto error = [&](const DenseMatrix& F, const std::vector<int>& y) {
-      std::size_t wrong = 0;
-      for (Eigen::Index i = 0; i < F.rows(); ++i) {
-        Eigen::Index b;
-        F.row(i).maxCoeff(&b);
-        wrong += b != y[i];
-      }
-      return y.empty() ? 0.0 : static_cast<double>(wrong) / static_cast<double>(y.size());
-    };
     auto eval = [&](Metrics& m) {
-      m.train_error = error(f, tr.y);
-      if (has_test) m.test_error = error(ft, te.y);
+      m.train_error = argmax_error(f, tr.y);
+      if (has_test) m.test_error = argmax_error(ft, te.y);
       m.set("weak_learners", static_cast<double>(t));
       m.set("exp_loss", std::exp(log_loss));
       m.set("edge", gamma);

@@ -62,7 +62,7 @@ class CalibratedLs final : public Solver {
     };
     auto eval = [&](Metrics& m) {
       m.primal = lsr::square_loss(Yhat, Y);
-      m.train_error = lsr::error_rate(Yhat, train.y);
+      m.train_error = argmax_error(Yhat, train.y);
       if (test.num_units() > 0) {
         if (!T.X) {
           T.X = &lsr::dense_view(test.X, test_storage, "calibrated_ls");
@@ -71,7 +71,7 @@ class CalibratedLs final : public Solver {
         }
         for (; test_done < history.size(); ++test_done)
           step(T, Yhat_test, history[test_done].first, history[test_done].second);
-        m.test_error = lsr::error_rate(Yhat_test, test.y);
+        m.test_error = argmax_error(Yhat_test, test.y);
       }
       m.set("features", static_cast<double>(train.X.cols()));
     };

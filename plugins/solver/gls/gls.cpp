@@ -50,10 +50,10 @@ class Gls final : public Solver {
     auto eval = [&](Metrics& m) {
       const double l = loss();
       m.primal = l;
-      m.train_error = lsr::error_rate(F, train.y);
+      m.train_error = argmax_error(F, train.y);
       if (test.num_units() > 0) {
         DenseMatrix Ft = test_scores(test, W);
-        m.test_error = lsr::error_rate(Ft, test.y);
+        m.test_error = argmax_error(Ft, test.y);
       }
       m.set("objective", l + 0.5 * lambda * W.squaredNorm());
       m.set("features", static_cast<double>(train.X.cols()));

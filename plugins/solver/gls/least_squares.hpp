@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dualgap/data.hpp"
+#include "dualgap/metrics.hpp"
 
 namespace dualgap::lsr {
 
@@ -129,18 +130,6 @@ inline double logistic_loss(const DenseMatrix& F, const std::vector<int>& y) {
 /// Square loss (1/(2n)) ||P - Y||_F^2.
 inline double square_loss(const DenseMatrix& P, const DenseMatrix& Y) {
   return 0.5 * (P - Y).squaredNorm() / std::max<double>(1, P.rows());
-}
-
-/// Fraction of rows whose argmax differs from the label.
-inline double error_rate(const DenseMatrix& F, const std::vector<int>& y) {
-  if (F.rows() == 0) return 0.0;
-  std::size_t wrong = 0;
-  for (Eigen::Index i = 0; i < F.rows(); ++i) {
-    Eigen::Index arg;
-    F.row(i).maxCoeff(&arg);
-    wrong += (arg != y[static_cast<std::size_t>(i)]);
-  }
-  return static_cast<double>(wrong) / static_cast<double>(F.rows());
 }
 
 /// Euclidean projection of v onto the probability simplex {p >= 0, sum p = 1}, sort-based,

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "dualgap/data.hpp"
+#include "dualgap/metrics.hpp"
 #include "dualgap/oracles/weak_learner.hpp"
 
 // Debian's liblbfgsb (L-BFGS-B 3.0, Zhu, Byrd, Lu, Nocedal; ACM TOMS 778) ships no C header:
@@ -263,18 +264,6 @@ class MasterProblem {
   DenseMatrix G_;
 };
 
-/// Fraction of rows i whose argmax_c F(i,c) differs from y_i (ties count as errors unless
-/// the label is the first maximizer).
-inline double argmax_error(const DenseMatrix& F, const std::vector<int>& y) {
-  if (y.empty()) return 0.0;
-  std::size_t wrong = 0;
-  for (Eigen::Index i = 0; i < F.rows(); ++i) {
-    Eigen::Index best;
-    F.row(i).maxCoeff(&best);
-    wrong += best != y[i];
-  }
-  return static_cast<double>(wrong) / static_cast<double>(y.size());
-}
 
 // ---------------------------------------------------------------------------------------------
 // FCD, Algorithm 2 of Lin et al. (ACCV 2012).

@@ -76,14 +76,14 @@ class Stagewise final : public Solver {
 
     auto eval = [&](Metrics& m) {
       m.primal = fit_ == Fit::logistic ? lsr::logistic_loss(S, train.y) : lsr::square_loss(S, Y);
-      m.train_error = lsr::error_rate(S, train.y);
+      m.train_error = argmax_error(S, train.y);
       if (test.num_units() > 0) {
         if (S_test.rows() != test.X.rows()) S_test = DenseMatrix::Zero(test.X.rows(), K);
         for (; test_done < weights.size(); ++test_done) {
           DenseMatrix block = dense_block(*gen, test_done, test.X);
           apply_stage(block, S_test, weights[test_done]);
         }
-        m.test_error = lsr::error_rate(S_test, test.y);
+        m.test_error = argmax_error(S_test, test.y);
       }
       m.set("features", features_used);
     };
