@@ -46,6 +46,33 @@ struct TempDir {
   std::string str() const { return path.string(); }
 };
 
+/// A recorder for solver tests: keeps every checkpoint's Metrics, asks for a row at every
+/// opportunity and stops the solver at `max_passes`.
+struct MemoryRecorder : Recorder {
+  double max_passes;
+  std::vector<double> passes;
+  std::vector<Metrics> rows;
+  explicit MemoryRecorder(double max) : max_passes(max) {}
+  bool due(double) const override { return true; }
+  Action checkpoint(double p, const std::function<void(Metrics&)>& evaluate) override {
+    Metrics m;
+    evaluate(m);
+    passes.push_back(p);
+    rows.push_back(m);
+    return p >= max_passes ? Action::stop : Action::proceed;
+  }
+  bool out_of_budget(double p) const override { return p >= max_passes; }
+  double solver_time_s() const override { return 0; }
+  /// Value of an extra column at a row; fails the test when the column is missing.
+  double extra(std::size_t row, const std::string& name) const {
+    for (auto& [k, v] : rows.at(row).extra)
+      if (k == name) return v;
+    FAIL("no column " << name);
+    return 0;
+  }
+  const Metrics& last() const { return rows.back(); }
+};
+
 /// Path of a real data file under DUALGAP_DATA, or "" when the data folder is not available.
 /// In CI (env CI set) a missing DUALGAP_DATA or file is a test failure, not a skip.
 inline std::string real_data(const std::string& relative) {

@@ -845,4 +845,24 @@ Data load_with_cache(const std::string& cache_dir, const CacheKey& key, const st
   return d;
 }
 
+Data load_files(const std::string& plugin, const std::string& version,
+                const std::vector<std::pair<std::string, std::string>>& files, const json& parse_options,
+                const DatasetOptions& opt, std::uint64_t seed, const std::string& cache_dir,
+                const std::function<Data(const RawFiles&)>& parse) {
+  RawFiles raw;
+  for (const auto& [path, role] : files) {
+    if (path.empty()) continue;
+    raw.paths.push_back(resolve_data_path(path, role));
+    raw.bytes.push_back(read_raw_file(raw.paths.back()));
+  }
+  const std::string dir = opt.cache ? cache_dir : "";
+  CacheKey key(plugin, version);
+  if (!dir.empty()) {
+    for (const auto& b : raw.bytes) key.add_bytes(b);
+    key.add(json{{"files", raw.paths.size()}, {"options", parse_options}});
+  }
+  Data data = load_with_cache(dir, key, [&] { return parse(raw); });
+  return finish_dataset(std::move(data), opt, seed);
+}
+
 }  // namespace dualgap

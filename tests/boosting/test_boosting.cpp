@@ -67,22 +67,7 @@ double edge(const Examples& ex, const Stump& h, const DenseMatrix& W, int c) {
   return e;
 }
 
-struct TestRecorder final : Recorder {
-  double max_passes;
-  std::vector<double> passes;
-  std::vector<Metrics> rows;
-  explicit TestRecorder(double mp) : max_passes(mp) {}
-  bool due(double) const override { return true; }
-  Action checkpoint(double p, const std::function<void(Metrics&)>& f) override {
-    Metrics m;
-    f(m);
-    passes.push_back(p);
-    rows.push_back(m);
-    return p >= max_passes ? Action::stop : Action::proceed;
-  }
-  bool out_of_budget(double p) const override { return p >= max_passes; }
-  double solver_time_s() const override { return 0; }
-};
+using TestRecorder = dualgap::test::MemoryRecorder;
 
 double extra(const Metrics& m, const std::string& k) {
   for (auto& [n, v] : m.extra)

@@ -56,29 +56,7 @@ inline Examples sparse_docs(int n, int d, int K, std::uint64_t seed) {
   return e;
 }
 
-struct TestRecorder : Recorder {
-  double max_passes;
-  std::vector<double> passes;
-  std::vector<Metrics> rows;
-  explicit TestRecorder(double max) : max_passes(max) {}
-  bool due(double) const override { return true; }
-  Action checkpoint(double p, const std::function<void(Metrics&)>& evaluate) override {
-    Metrics m;
-    evaluate(m);
-    passes.push_back(p);
-    rows.push_back(m);
-    return p >= max_passes ? Action::stop : Action::proceed;
-  }
-  bool out_of_budget(double p) const override { return p >= max_passes; }
-  double solver_time_s() const override { return 0; }
-  double extra(std::size_t row, const std::string& name) const {
-    for (auto& [k, v] : rows.at(row).extra)
-      if (k == name) return v;
-    FAIL("no column " << name);
-    return 0;
-  }
-  const Metrics& last() const { return rows.back(); }
-};
+using TestRecorder = dualgap::test::MemoryRecorder;
 
 inline std::shared_ptr<FeatureGenerator> features(const std::string& name, const json& params = json::object()) {
   return dualgap::test::make<FeatureGenerator>(Kind::features, name, params);

@@ -4,10 +4,10 @@
 //
 // A file-based dataset plugin does:
 //   DatasetOptions opt = DatasetOptions::from(params);        // the common options
-//   Data raw;
-//   CacheKey key = ...;                                        // files' checksums + parse options
-//   if (!load_cache(ctx.cache_dir, key, raw)) { raw = parse...; store_cache(ctx.cache_dir, key, raw); }
-//   return finish_dataset(std::move(raw), opt, ctx.seed);      // split, subsample, scale
+//   return load_files("name", "1.0.0", {{train, "train"}, {opt.test, "test"}}, parse_options,
+//                     opt, ctx.seed, ctx.cache_dir, [&](const RawFiles& f) { return parse(f); });
+// which resolves and reads the files, keys the binary cache by their bytes and the parse
+// options, parses on a miss, and applies finish_dataset (split, subsample, scale).
 //
 // Errors are DataError (a std::runtime_error) whose message starts with "file:line: " when a
 // line is known, e.g. "zip.train.gz:1042: expected 256 features, found 255".
@@ -292,6 +292,22 @@ DUALGAP_API std::string cache_path(const std::string& cache_dir, const CacheKey&
 /// Records "cache": "hit" | "stored" | "off" in the source JSON. Empty cache_dir = no cache.
 DUALGAP_API Data load_with_cache(const std::string& cache_dir, const CacheKey& key,
                                  const std::function<Data()>& parse);
+
+/// The files of one load: resolved paths and their raw (possibly compressed) bytes, in the
+/// order given to load_files (files with an empty path are left out).
+struct RawFiles {
+  std::vector<std::string> paths;
+  std::vector<std::string> bytes;
+};
+
+/// The load pipeline of a file-based dataset plugin: resolves each (path, role) of `files`
+/// (empty paths are skipped), reads their raw bytes, keys the binary cache by the bytes, the
+/// number of files and `parse_options`, runs `parse` on a cache miss, and applies the common
+/// options (finish_dataset). `cache_dir` empty or `opt.cache` false: no cache.
+DUALGAP_API Data load_files(const std::string& plugin, const std::string& version,
+                            const std::vector<std::pair<std::string, std::string>>& files,
+                            const json& parse_options, const DatasetOptions& opt, std::uint64_t seed,
+                            const std::string& cache_dir, const std::function<Data(const RawFiles&)>& parse);
 
 /// Serialization used by the cache (exposed for tests and the benchmark).
 DUALGAP_API std::string serialize_data(const Data& data, std::uint64_t key);

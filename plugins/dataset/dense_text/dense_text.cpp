@@ -86,20 +86,13 @@ class DenseTextDataset final : public DatasetPlugin {
   }
 
   Data load(const DatasetContext& ctx) override {
-    const std::string train_path = resolve_data_path(train_, "train");
-    const std::string test_path = opt_.test.empty() ? "" : resolve_data_path(opt_.test, "test");
-    const std::string raw_train = read_raw_file(train_path);
-    const std::string raw_test = test_path.empty() ? "" : read_raw_file(test_path);
-    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
-    CacheKey key("dense_text", "1.0.0");
-    if (!cache_dir.empty()) {
-      key.add_bytes(raw_train);
-      key.add_bytes(raw_test);
-      key.add(json{{"label_column", label_column_}, {"drop_columns", drop_columns_}, {"header", header_},
-                   {"separator", separator_}, {"has_test", !test_path.empty()}, {"name", name_}});
-    }
-    Data data = load_with_cache(cache_dir, key, [&] { return parse(train_path, raw_train, test_path, raw_test); });
-    return finish_dataset(std::move(data), opt_, ctx.seed);
+    const json options{{"label_column", label_column_}, {"drop_columns", drop_columns_}, {"header", header_},
+                       {"separator", separator_}, {"name", name_}};
+    return load_files("dense_text", "1.0.0", {{train_, "train"}, {opt_.test, "test"}}, options, opt_, ctx.seed,
+                      ctx.cache_dir, [&](const RawFiles& f) {
+                        return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "",
+                                     f.paths.size() > 1 ? f.bytes[1] : "");
+                      });
   }
 
  private:

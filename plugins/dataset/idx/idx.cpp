@@ -88,21 +88,12 @@ class IdxDataset final : public DatasetPlugin {
   }
 
   Data load(const DatasetContext& ctx) override {
-    std::vector<std::string> paths{resolve_data_path(train_, "train"), resolve_data_path(train_labels_, "train_labels")};
-    if (!opt_.test.empty()) {
-      paths.push_back(resolve_data_path(opt_.test, "test"));
-      paths.push_back(resolve_data_path(test_labels_, "test_labels"));
-    }
-    std::vector<std::string> raw;
-    for (auto& p : paths) raw.push_back(read_raw_file(p));
-    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
-    CacheKey key("idx", "1.0.0");
-    if (!cache_dir.empty()) {
-      for (auto& r : raw) key.add_bytes(r);
-      key.add(json{{"pixel_scale", pixel_scale_}, {"files", paths.size()}, {"name", name_}});
-    }
-    Data data = load_with_cache(cache_dir, key, [&] { return parse(paths, raw); });
-    return finish_dataset(std::move(data), opt_, ctx.seed);
+    const bool has_test = !opt_.test.empty();
+    return load_files("idx", "1.0.0",
+                      {{train_, "train"}, {train_labels_, "train_labels"}, {has_test ? opt_.test : "", "test"},
+                       {has_test ? test_labels_ : "", "test_labels"}},
+                      json{{"pixel_scale", pixel_scale_}, {"name", name_}}, opt_, ctx.seed, ctx.cache_dir,
+                      [&](const RawFiles& f) { return parse(f.paths, f.bytes); });
   }
 
  private:

@@ -144,20 +144,12 @@ class LibsvmDataset final : public DatasetPlugin {
         num_features_(p.get<std::int64_t>("num_features")) {}
 
   Data load(const DatasetContext& ctx) override {
-    const std::string train_path = resolve_data_path(train_, "train");
-    const std::string test_path = opt_.test.empty() ? "" : resolve_data_path(opt_.test, "test");
-    const std::string raw_train = read_raw_file(train_path);
-    const std::string raw_test = test_path.empty() ? "" : read_raw_file(test_path);
-    const std::string cache_dir = opt_.cache ? ctx.cache_dir : "";
-    CacheKey key("libsvm", "1.0.0");
-    if (!cache_dir.empty()) {
-      key.add_bytes(raw_train);
-      key.add_bytes(raw_test);
-      key.add(json{{"dense", dense_}, {"index_base", index_base_}, {"num_features", num_features_},
-                   {"has_test", !test_path.empty()}, {"name", name_}});
-    }
-    Data data = load_with_cache(cache_dir, key, [&] { return parse(train_path, raw_train, test_path, raw_test); });
-    return finish_dataset(std::move(data), opt_, ctx.seed);
+    const json options{{"dense", dense_}, {"index_base", index_base_}, {"num_features", num_features_}, {"name", name_}};
+    return load_files("libsvm", "1.0.0", {{train_, "train"}, {opt_.test, "test"}}, options, opt_, ctx.seed,
+                      ctx.cache_dir, [&](const RawFiles& f) {
+                        return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "",
+                                     f.paths.size() > 1 ? f.bytes[1] : "");
+                      });
   }
 
  private:

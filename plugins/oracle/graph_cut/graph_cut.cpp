@@ -11,17 +11,9 @@
 
 namespace {
 
-class GraphCut final : public dualgap::StructuredOracle {
+class GraphCut final : public dualgap_structured::PottsOracle {
  public:
-  explicit GraphCut(const dualgap::Params& p)
-      : model_(p.get<double>("beta"), p.get<std::string>("loss") == "normalized") {}
-
-  double loss(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
-    return model_.hamming(ex, i, y);
-  }
-  double constant(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
-    return model_.potts(ex, i, y);
-  }
+  explicit GraphCut(const dualgap::Params& p) : PottsOracle(p) {}
 
  protected:
   void argmax(const dualgap::Examples& ex, std::size_t i, const double* unary, const double*,
@@ -45,7 +37,6 @@ class GraphCut final : public dualgap::StructuredOracle {
   }
 
  private:
-  dualgap_structured::PottsModel model_;
   std::vector<double> cost0_, cost1_, w_;
 };
 

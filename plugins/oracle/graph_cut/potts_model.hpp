@@ -11,6 +11,7 @@
 
 #include "binary_cut.hpp"
 #include "dualgap/oracles/structured.hpp"
+#include "dualgap/params.hpp"
 
 namespace dualgap_structured {
 
@@ -58,6 +59,23 @@ class PottsModel {
   double beta_;
   bool normalized_;
   std::unordered_map<const dualgap::Examples*, std::vector<std::unique_ptr<BinaryCut>>> cache_;
+};
+
+/// Base of the Potts oracles: loss (Hamming) and the w-independent score (Potts term) come from
+/// one PottsModel built from the plugin's `beta` and `loss` parameters; subclasses provide argmax.
+class PottsOracle : public dualgap::StructuredOracle {
+ public:
+  explicit PottsOracle(const dualgap::Params& p)
+      : model_(p.get<double>("beta"), p.get<std::string>("loss") == "normalized") {}
+  double loss(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
+    return model_.hamming(ex, i, y);
+  }
+  double constant(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
+    return model_.potts(ex, i, y);
+  }
+
+ protected:
+  PottsModel model_;
 };
 
 }  // namespace dualgap_structured

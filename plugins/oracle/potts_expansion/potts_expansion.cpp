@@ -14,19 +14,12 @@
 
 namespace {
 
-class PottsExpansion final : public dualgap::StructuredOracle {
+class PottsExpansion final : public dualgap_structured::PottsOracle {
  public:
   explicit PottsExpansion(const dualgap::Params& p)
-      : model_(p.get<double>("beta"), p.get<std::string>("loss") == "normalized"),
-        max_cycles_(p.get<int>("max_cycles")) {}
+      : PottsOracle(p), max_cycles_(p.get<int>("max_cycles")) {}
 
   bool exact() const override { return false; }
-  double loss(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
-    return model_.hamming(ex, i, y);
-  }
-  double constant(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
-    return model_.potts(ex, i, y);
-  }
 
  protected:
   void argmax(const dualgap::Examples& ex, std::size_t i, const double* unary, const double*,
@@ -104,7 +97,6 @@ class PottsExpansion final : public dualgap::StructuredOracle {
     return en + model_.beta() * cut;
   }
 
-  dualgap_structured::PottsModel model_;
   int max_cycles_;
   std::vector<double> score_, cost0_, cost1_, w10_, w01_;
   std::vector<int> x_, trial_;
