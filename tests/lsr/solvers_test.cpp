@@ -142,6 +142,82 @@ TEST_CASE("lsr calibrated_ls: square loss decreases every iteration and beats pl
   CHECK(*c1.last().primal <= *lin.last().primal + 1e-12);
 }
 
+TEST_CASE("lsr leave-fold-out residuals equal explicit refits on the other folds") {
+  Data data = make_data(90, 7, 3, 0.8);
+  const DenseMatrix& X = data.train.X.dense();
+  const DenseMatrix Y = lsr::one_hot(data.train.y, 3);
+  const double n = X.rows();
+  for (double lambda : {0.0, 0.05}) {
+    lsr::SplitDesign D;
+    D.X = &X;
+    D.A = DenseMatrix::Ones(X.rows(), 1);
+    const double rel_ridge = 1e-6;
+    const lsr::GramFactor M(D.gram(), lambda, rel_ridge);
+    const std::vector<int> fold = lsr::stratified_folds(data.train.y, 4, 11);
+    // Stratified: every fold holds floor or ceil of 1/4 of every class.
+    for (int f = 0; f < 4; ++f)
+      for (int c = 0; c < 3; ++c) {
+        int in = 0, all = 0;
+        for (std::size_t i = 0; i < fold.size(); ++i)
+          if (data.train.y[i] == c) ++all, in += fold[i] == f;
+        CHECK(std::abs(in - all / 4.0) < 1.0);
+      }
+    const lsr::FoldOutResiduals oof(D, M, fold, 4);
+    const DenseMatrix R = Y - DenseMatrix::Constant(X.rows(), 3, 0.2);  // any right-hand side
+    const Eigen::MatrixXd W = M.solve(D.xt(R));
+    DenseMatrix DW;
+    D.mul(W, DW, false);
+    const DenseMatrix got = oof.out_of_fold(R - DW);
+    // Reference: refit on the rows outside f with the same regularizer n (ridge + lambda) I.
+    const DenseMatrix A = with_ones(X);
+    for (int f = 0; f < 4; ++f) {
+      std::vector<Eigen::Index> in, out;
+      for (std::size_t i = 0; i < fold.size(); ++i) (fold[i] == f ? in : out).push_back(static_cast<Eigen::Index>(i));
+      const DenseMatrix Ao = A(out, Eigen::all), Ro = R(out, Eigen::all);
+      Eigen::MatrixXd H = Ao.transpose() * Ao;
+      H.diagonal().array() += n * (M.ridge() + lambda);
+      const Eigen::MatrixXd Wf = H.ldlt().solve(Eigen::MatrixXd(Ao.transpose() * Ro));
+      const DenseMatrix ref = R(in, Eigen::all) - A(in, Eigen::all) * Wf;
+      CHECK((got(in, Eigen::all) - ref).cwiseAbs().maxCoeff() < 1e-9);
+    }
+  }
+}
+
+TEST_CASE("lsr calibrated_ls crossfit: first iteration's out-of-fold loss equals explicit refits") {
+  Data data = make_data(120, 5, 3, 0.8);
+  const std::uint64_t seed = 7;  // run_solver's solver seed
+  TestRecorder cf = run_solver("calibrated_ls", {{"calibration", "crossfit"}, {"folds", 3}, {"tol", 0.0}}, data,
+                               0.01, 4, seed);
+  REQUIRE(cf.rows.size() == 5);
+  // Reference for iteration 1: out-of-fold linear predictions by refits, calibration fitted on
+  // them, applied and projected.
+  const DenseMatrix A = with_ones(data.train.X.dense());
+  const DenseMatrix Y = lsr::one_hot(data.train.y, 3);
+  lsr::SplitDesign D;
+  D.X = &data.train.X.dense();
+  D.A = DenseMatrix::Ones(A.rows(), 1);
+  const lsr::GramFactor M(D.gram(), 0.01, 1e-8);
+  const std::vector<int> fold = lsr::stratified_folds(data.train.y, 3, seed);
+  DenseMatrix Yt(A.rows(), 3);
+  for (int f = 0; f < 3; ++f) {
+    std::vector<Eigen::Index> in, out;
+    for (std::size_t i = 0; i < fold.size(); ++i) (fold[i] == f ? in : out).push_back(static_cast<Eigen::Index>(i));
+    const DenseMatrix Ao = A(out, Eigen::all);
+    Eigen::MatrixXd H = Ao.transpose() * Ao;
+    H.diagonal().array() += A.rows() * (M.ridge() + 0.01);
+    Yt(in, Eigen::all) = A(in, Eigen::all) * H.ldlt().solve(Eigen::MatrixXd(Ao.transpose() * Y(out, Eigen::all)));
+  }
+  const DenseMatrix G = lsr::calibration_basis(Yt, {1, 2, 3});
+  DenseMatrix P = G * lsr::ls_fit(G, Y, 1e-8);
+  lsr::project_rows_simplex(P);
+  CHECK(cf.extra(1, "oof_loss") == doctest::Approx(lsr::square_loss(P, Y)).epsilon(1e-8));
+  CHECK(cf.extra(1, "oof_error") == doctest::Approx(argmax_error(P, data.train.y)));
+  CHECK(cf.last().test_error.has_value());
+  // The training-set calibration (paper) has no out-of-fold columns.
+  TestRecorder tr = run_solver("calibrated_ls", {{"tol", 0.0}}, data, 0.01, 2, seed);
+  for (auto& [name, v] : tr.rows.at(1).extra) CHECK(name != "oof_loss");
+}
+
 TEST_CASE("lsr stagewise linear: one full block equals gls; small blocks converge to the LS solution") {
   Data data = make_data(300, 12, 3, 1.0);
   TestRecorder lin = run_solver("gls", {{"link", "identity"}}, data, 1e-3, 10);
@@ -179,7 +255,7 @@ TEST_CASE("lsr stagewise on random Fourier blocks: linear, calibrated and logist
   }
   // Test replay is exact: the same run evaluated only at the end gives the same test error.
   struct EndOnly : TestRecorder {
-    using TestRecorder::TestRecorder;
+    using dualgap::test::MemoryRecorder::MemoryRecorder;
     bool due(double p) const override { return p >= max_passes; }
   } end(6);
   auto solver = dualgap::test::make<Solver>(Kind::solver, "stagewise", cal_p);

@@ -12,6 +12,18 @@
 // which the checkpoint evaluation does lazily for the test split (evaluation time).
 // Reported loss: the square loss (1/2n) ||Yhat - Y||^2 of the projected predictions.
 // One recorder "pass" = one iteration (18)+(19). No certified dual.
+//
+// calibration: crossfit (our option; the paper's Algorithm 2 is `train`) fits Wc_t on
+// out-of-fold predictions instead of the training predictions: with more features than the
+// residual fit needs to interpolate the training set, G(ytilde) on training rows is nearly
+// one-hot and the fitted map does not transfer to new rows. The out-of-fold predictions of
+// (18) come from the leave-fold-out identity (lsr::FoldOutResiduals) without refitting, and
+// the out-of-fold chain is carried through the iterations like the test replay:
+//   ytilde_oof = yhat_oof + (R - E_oof),  yhat_oof = Proj(Wc_t^T G(ytilde_oof)),
+// where R = Y - Yhat and E_oof are the out-of-fold residuals of (18). The final model is the
+// same kind of sequence (W_t on all rows, Wc_t); the stop rule uses the out-of-fold loss.
+#include <memory>
+
 #include "dualgap/plugin.hpp"
 #include "../gls/least_squares.hpp"
 
@@ -23,7 +35,8 @@ class CalibratedLs final : public Solver {
  public:
   explicit CalibratedLs(const Params& p)
       : powers_(p.get<std::vector<int>>("powers")), intercept_(p.get<bool>("intercept")),
-        rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")) {
+        rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")),
+        crossfit_(p.get<std::string>("calibration") == "crossfit"), folds_(p.get<int>("folds")) {
     if (powers_.empty()) throw ParamError("calibrated_ls: 'powers' must not be empty");
     for (int q : powers_)
       if (q < 1) throw ParamError("calibrated_ls: 'powers' must be >= 1");
@@ -46,6 +59,17 @@ class CalibratedLs final : public Solver {
     const lsr::GramFactor M(X.gram(), pb.lambda, rel_ridge_);
 
     DenseMatrix Yhat = DenseMatrix::Zero(train.X.rows(), K);
+    // Cross-fitted calibration: out-of-fold residual operator (built once, solver time) and
+    // the out-of-fold prediction chain.
+    std::unique_ptr<lsr::FoldOutResiduals> oof;
+    DenseMatrix Yhat_oof;
+    if (crossfit_) {
+      if (static_cast<Eigen::Index>(folds_) > train.X.rows())
+        throw std::runtime_error("calibrated_ls: folds (" + std::to_string(folds_) + ") exceeds the " +
+                                 std::to_string(train.X.rows()) + " training rows");
+      oof = std::make_unique<lsr::FoldOutResiduals>(X, M, lsr::stratified_folds(train.y, folds_, ctx.seed), folds_);
+      Yhat_oof = DenseMatrix::Zero(train.X.rows(), K);
+    }
     std::vector<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> history;  // (W_t, Wc_t)
 
     // Test replay state (advanced only inside evaluation).
@@ -74,22 +98,42 @@ class CalibratedLs final : public Solver {
         m.test_error = argmax_error(Yhat_test, test.y);
       }
       m.set("features", static_cast<double>(train.X.cols()));
+      if (oof) {
+        m.set("oof_loss", lsr::square_loss(Yhat_oof, Y));
+        m.set("oof_error", argmax_error(Yhat_oof, train.y));
+      }
     };
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
     double prev = lsr::square_loss(Yhat, Y);
     for (double it = 1;; it += 1) {
       // (18) residual fit with the factored Sigma.
-      Eigen::MatrixXd W = M.solve(X.xt(Y - Yhat));
-      X.mul(W, Yhat, true);
-      // (19) calibration on G(ytilde) and projection onto the simplex.
-      DenseMatrix G = lsr::calibration_basis(Yhat, powers_);
-      Eigen::MatrixXd Wc = lsr::ls_fit(G, Y, rel_ridge_);
+      const DenseMatrix R = Y - Yhat;
+      Eigen::MatrixXd W = M.solve(X.xt(R));
+      DenseMatrix G;
+      Eigen::MatrixXd Wc;
+      if (oof) {
+        DenseMatrix DW;
+        X.mul(W, DW, false);
+        Yhat_oof += R - oof->out_of_fold(R - DW);  // out-of-fold ytilde
+        Yhat += DW;
+        // (19) on the out-of-fold predictions; the map is applied to both chains.
+        const DenseMatrix Go = lsr::calibration_basis(Yhat_oof, powers_);
+        Wc = lsr::ls_fit(Go, Y, rel_ridge_);
+        Yhat_oof.noalias() = Go * Wc;
+        lsr::project_rows_simplex(Yhat_oof);
+        G = lsr::calibration_basis(Yhat, powers_);
+      } else {
+        X.mul(W, Yhat, true);
+        // (19) calibration on G(ytilde) and projection onto the simplex.
+        G = lsr::calibration_basis(Yhat, powers_);
+        Wc = lsr::ls_fit(G, Y, rel_ridge_);
+      }
       Yhat.noalias() = G * Wc;
       lsr::project_rows_simplex(Yhat);
       history.emplace_back(std::move(W), std::move(Wc));
 
-      const double cur = lsr::square_loss(Yhat, Y);
+      const double cur = oof ? lsr::square_loss(Yhat_oof, Y) : lsr::square_loss(Yhat, Y);
       const bool converged = tol_ > 0 && prev - cur <= tol_ * std::max(1.0, cur);
       prev = cur;
       if (converged) {
@@ -105,6 +149,8 @@ class CalibratedLs final : public Solver {
   bool intercept_;
   double rel_ridge_;
   double tol_;
+  bool crossfit_;
+  int folds_;
 };
 
 PluginDescription describe() {
@@ -116,7 +162,13 @@ PluginDescription describe() {
       "(Agarwal et al., ICML 2014, Algorithm 2)",
       {powers, bool_param("intercept", true, "append a constant feature to X"),
        real_param("rel_ridge", 1e-8, "numerical ridge, relative to the mean diagonal of the Gram matrix", 0.0),
-       real_param("tol", 1e-7, "stop when the square-loss decrease is below tol * max(1, loss); 0: never", 0.0)});
+       real_param("tol", 1e-7,
+                  "stop when the square-loss decrease (out-of-fold loss with crossfit) is below tol * max(1, loss); "
+                  "0: never",
+                  0.0),
+       choice_param("calibration", "train", {"train", "crossfit"},
+                    "fit the calibration map on the training predictions (the paper) or on out-of-fold ones"),
+       int_param("folds", 5, "folds of the crossfit calibration (stratified, seeded by the solver stream)", 2, 1000)});
 }
 
 }  // namespace
