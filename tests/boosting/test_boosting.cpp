@@ -265,6 +265,58 @@ TEST_CASE("incremental mu (20) matches recomputation from F") {
   for (std::size_t j = 0; j < mp.size(); ++j) CHECK(mp.gradient(j) == doctest::Approx(g_inc[j]).epsilon(1e-9));
 }
 
+TEST_CASE("master problem: F, edge weights, gradients and P in the caller's example order") {
+  // MasterProblem holds the examples sorted by class internally; everything it returns must be
+  // in the caller's order and equal the definitions (2), (4), (16) computed directly.
+  std::mt19937_64 rng(17);
+  const int n = 37, K = 4;
+  const double C = 50.0;
+  std::vector<int> y(n);
+  std::uniform_int_distribution<int> lab(0, K - 1);
+  for (int& v : y) v = lab(rng);
+  MasterProblem mp(y, K, C);
+  std::bernoulli_distribution b(0.5);
+  std::uniform_real_distribution<double> u(0, 1.5);
+  for (int j = 0; j < 9; ++j) {
+    Column col;
+    col.cls = j % K;
+    col.stump.feature = j;
+    for (int i = 0; i < n; ++i) col.h.push_back(static_cast<signed char>(b(rng) ? 1 : -1));
+    mp.add(col);
+  }
+  for (int k = 0; k < 20; ++k) mp.set_w(static_cast<std::size_t>(k) % mp.size(), u(rng));
+  DenseMatrix F = DenseMatrix::Zero(n, K);
+  double l1 = 0;
+  for (std::size_t j = 0; j < mp.size(); ++j) {
+    l1 += mp.w()[j];
+    for (int i = 0; i < n; ++i) F(i, mp.column(j).cls) += mp.w()[j] * mp.column(j).h[i];
+  }
+  const double cp = C / (n * (K - 1.0));
+  DenseMatrix W = DenseMatrix::Zero(n, K);
+  double loss = 0;
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < K; ++c) {
+      if (c == y[i]) continue;
+      const double m = std::exp(F(i, c) - F(i, y[i]));
+      loss += m;
+      W(i, c) -= cp * m;
+      W(i, y[i]) += cp * m;
+    }
+  DenseMatrix Wm;
+  mp.edge_weights(Wm);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < K; ++c) {
+      CHECK(mp.F()(i, c) == doctest::Approx(F(i, c)).epsilon(1e-12).scale(1.0));
+      CHECK(Wm(i, c) == doctest::Approx(W(i, c)).epsilon(1e-10).scale(1.0));
+    }
+  CHECK(mp.objective() == doctest::Approx(l1 + cp * loss).epsilon(1e-12));
+  for (std::size_t j = 0; j < mp.size(); ++j) {
+    double e = 0;
+    for (int i = 0; i < n; ++i) e += mp.column(j).h[i] * W(i, mp.column(j).cls);
+    CHECK(mp.gradient(j) == doctest::Approx(1.0 - e).epsilon(1e-10).scale(1.0));
+  }
+}
+
 namespace {
 // Optimum of the full problem: every stump of every class as a column, solved by L-BFGS-B.
 double full_optimum(const Examples& ex, double C) {

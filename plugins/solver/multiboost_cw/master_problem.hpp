@@ -7,8 +7,11 @@
 // of Lin et al., "Fast training of effective multi-class boosting using coordinate descent
 // optimization", ACCV 2012. A column j is a weak learner h_j in {-1,+1} attached to class cls_j
 // (MultiBoost's shared weak learner is K columns with the same h, one per class). The state
-// keeps F (n x K), mu(i,y) = exp(F_y(x_i) - F_{y_i}(x_i)) (eq. 15; mu(i,y_i) = 0) and the row
-// sums of mu, so a coordinate update costs O(n) (eq. 20) and so does V+/V- (eq. 21).
+// keeps F, mu(i,y) = exp(F_y(x_i) - F_{y_i}(x_i)) (eq. 15; mu(i,y_i) = 0) and the row sums of
+// mu, so a coordinate update costs O(n) (eq. 20) and so does V+/V- (eq. 21). Internally the
+// examples are held sorted by class and F, mu are K x n (one contiguous row per class), so every
+// kernel is a branch-free contiguous pass; the public interface (F(), y(), edge_weights, the
+// columns' h) stays in the caller's example order.
 //
 // Dual (NOTES.md section 1): D(lambda) = sum lambda (1 - log(p/C) - log lambda) subject to
 // lambda >= 0 and edge_c(h) <= 1 for every weak learner h of every class. The KKT point
@@ -58,7 +61,15 @@ class MasterProblem {
       if (v < 0 || v >= K_) throw std::invalid_argument("label out of range");
     p_ = static_cast<double>(n_) * (K_ - 1);
     cp_ = C_ / p_;
-    F_ = DenseMatrix::Zero(n_, K_);
+    // Internal example order: sorted by class (stable), so that the examples of class c are the
+    // contiguous block [begin_[c], begin_[c+1]) and every kernel below is a contiguous pass.
+    begin_.assign(static_cast<std::size_t>(K_) + 1, 0);
+    for (int v : y_) ++begin_[static_cast<std::size_t>(v) + 1];
+    for (int c = 0; c < K_; ++c) begin_[c + 1] += begin_[c];
+    order_.resize(static_cast<std::size_t>(n_));
+    std::vector<int> next(begin_.begin(), begin_.end() - 1);
+    for (int i = 0; i < n_; ++i) order_[static_cast<std::size_t>(next[y_[i]]++)] = i;
+    F_ = DenseMatrix::Zero(K_, n_);
     G_.resize(K_, n_);
     refresh();
   }
@@ -70,13 +81,22 @@ class MasterProblem {
   std::size_t size() const { return cols_.size(); }
   const Column& column(std::size_t j) const { return cols_[j]; }
   const std::vector<double>& w() const { return w_; }
-  const DenseMatrix& F() const { return F_; }
+  /// F (n x K, examples in the caller's order).
+  const DenseMatrix& F() const {
+    Fout_.resize(n_, K_);
+    for (int c = 0; c < K_; ++c)
+      for (int q = 0; q < n_; ++q) Fout_(order_[q], c) = F_(c, q);
+    return Fout_;
+  }
   const std::vector<int>& y() const { return y_; }
 
   /// Adds a column with weight 0 (F unchanged). Returns its index.
   std::size_t add(Column c) {
     if (static_cast<int>(c.h.size()) != n_) throw std::invalid_argument("column of wrong length");
     if (c.cls < 0 || c.cls >= K_) throw std::invalid_argument("column class out of range");
+    std::vector<signed char> h(static_cast<std::size_t>(n_));
+    for (int q = 0; q < n_; ++q) h[q] = c.h[order_[q]] > 0 ? 1 : -1;
+    hs_.push_back(std::move(h));
     cols_.push_back(std::move(c));
     w_.push_back(0.0);
     return cols_.size() - 1;
@@ -94,16 +114,21 @@ class MasterProblem {
 
   /// Recomputes mu (held in G) and its row sums from F (removes the drift of incremental updates).
   void refresh() {
-    for (int i = 0; i < n_; ++i) {
-      const double fy = F_(i, y_[i]);
-      double s = 0;
+    for (int k = 0; k < K_; ++k) {
+      const double* fy = &F_(k, 0);
       for (int c = 0; c < K_; ++c) {
-        if (c == y_[i]) continue;
-        const double m = std::exp(F_(i, c) - fy);
-        G_(c, i) = -m;
-        s += m;
+        if (c == k) continue;
+        const double* fc = &F_(c, 0);
+        double* g = &G_(c, 0);
+        for (int q = begin_[k]; q < begin_[k + 1]; ++q) g[q] = -std::exp(fc[q] - fy[q]);
       }
-      G_(y_[i], i) = s;
+      double* gk = &G_(k, 0);
+      for (int q = begin_[k]; q < begin_[k + 1]; ++q) {
+        double s = 0;
+        for (int c = 0; c < K_; ++c)
+          if (c != k) s -= G_(c, q);
+        gk[q] = s;
+      }
     }
   }
   /// Recomputes F from w (then mu).
@@ -112,16 +137,17 @@ class MasterProblem {
     for (std::size_t j = 0; j < cols_.size(); ++j) {
       const double wj = w_[j];
       if (wj == 0) continue;
-      const signed char* h = cols_[j].h.data();
-      const int c = cols_[j].cls;
-      for (int i = 0; i < n_; ++i) F_(i, c) += wj * h[i];
+      const signed char* h = hs_[j].data();
+      double* f = &F_(cols_[j].cls, 0);
+      for (int q = 0; q < n_; ++q) f[q] += wj * h[q];
     }
     refresh();
   }
 
   double loss_sum() const {
     double s = 0;
-    for (int i = 0; i < n_; ++i) s += G_(y_[i], i);
+    for (int k = 0; k < K_; ++k)
+      for (int q = begin_[k]; q < begin_[k + 1]; ++q) s += G_(k, q);
     return s;
   }
   /// P(w) of eq. (2) at the current state.
@@ -132,40 +158,38 @@ class MasterProblem {
   }
 
   /// sum_{(i,y)} mu(i,y) dh_{i,j}(y) = S+ - S-, one branch-free dot product over n (see G_).
+  /// (Kernels keep kLanes independent partial sums so that the compiler can use SIMD registers
+  /// without reassociating a floating-point reduction.)
   double signed_sum(std::size_t j) const {
-    const signed char* h = cols_[j].h.data();
+    const signed char* h = hs_[j].data();
     const double* g = &G_(cols_[j].cls, 0);
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double s[kLanes] = {};
     int i = 0;
-    for (; i + 4 <= n_; i += 4) {
-      s0 += h[i] * g[i];
-      s1 += h[i + 1] * g[i + 1];
-      s2 += h[i + 2] * g[i + 2];
-      s3 += h[i + 3] * g[i + 3];
-    }
-    for (; i < n_; ++i) s0 += h[i] * g[i];
-    return (s0 + s1) + (s2 + s3);
+    for (; i + kLanes <= n_; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) s[k] += h[i + k] * g[i + k];
+    for (int k = 0; i < n_; ++i, ++k) s[k] += h[i] * g[i];
+    return lane_sum(s);
   }
   /// S+ = sum of mu over D_{+1}^j, S- = sum over D_{-1}^j (eq. 21 without the exp(+-w_j)).
-  /// Each is summed from non-negative terms (no cancellation, unlike (T +- (S+ - S-))/2).
+  /// Each is summed from non-negative terms (no cancellation, unlike (T +- (S+ - S-))/2):
+  /// with a = h_i G(c,i), |a| + a is exactly 2a or 0 and |a| - a exactly 0 or -2a, branch-free.
   void sums(std::size_t j, double& splus, double& sminus) const {
-    const signed char* h = cols_[j].h.data();
+    const signed char* h = hs_[j].data();
     const double* g = &G_(cols_[j].cls, 0);
-    double sp0 = 0, sp1 = 0, sm0 = 0, sm1 = 0;
+    double sp[kLanes] = {}, sm[kLanes] = {};
     int i = 0;
-    for (; i + 2 <= n_; i += 2) {
-      const double a = h[i] * g[i], b = h[i + 1] * g[i + 1];
-      sp0 += std::max(a, 0.0);
-      sm0 += std::max(-a, 0.0);
-      sp1 += std::max(b, 0.0);
-      sm1 += std::max(-b, 0.0);
+    for (; i + kLanes <= n_; i += kLanes)
+      for (int k = 0; k < kLanes; ++k) {
+        const double a = h[i + k] * g[i + k], m = std::abs(a);
+        sp[k] += m + a;
+        sm[k] += m - a;
+      }
+    for (int k = 0; i < n_; ++i, ++k) {
+      const double a = h[i] * g[i], m = std::abs(a);
+      sp[k] += m + a;
+      sm[k] += m - a;
     }
-    for (; i < n_; ++i) {
-      const double a = h[i] * g[i];
-      sp0 += std::max(a, 0.0);
-      sm0 += std::max(-a, 0.0);
-    }
-    splus = sp0 + sp1, sminus = sm0 + sm1;
+    splus = 0.5 * lane_sum(sp), sminus = 0.5 * lane_sum(sm);
   }
   /// Partial derivative of P with respect to w_j: 1 - (C/p)(S+ - S-).
   double gradient(std::size_t j) const { return 1.0 - cp_ * signed_sum(j); }
@@ -176,27 +200,33 @@ class MasterProblem {
   }
 
   /// Sets w_j and updates F, mu and the row sums in O(n + n_c K) (eq. 20): two exp() per call,
-  /// none per pair.
+  /// none per pair; every loop is a contiguous pass (examples are held sorted by class).
   void set_w(std::size_t j, double wn) {
     const double delta = wn - w_[j];
     if (delta == 0) return;
     w_[j] = wn;
-    const signed char* h = cols_[j].h.data();
+    const signed char* h = hs_[j].data();
     const int c = cols_[j].cls;
     const double up = std::exp(delta), down = std::exp(-delta);
+    double* fc = &F_(c, 0);
+    for (int q = 0; q < n_; ++q) fc[q] += delta * h[q];
     double* gc = &G_(c, 0);
-    for (int i = 0; i < n_; ++i) {
-      F_(i, c) += delta * h[i];
-      const int yi = y_[i];
-      if (yi == c) {
+    for (int k = 0; k < K_; ++k) {
+      const int b = begin_[k], e = begin_[k + 1];
+      if (k == c) {
         // F_{y_i} moves by delta h_i: every mu(i, .) (and their sum) is multiplied by exp(-delta h_i).
-        const double f = h[i] > 0 ? down : up;
-        for (int k = 0; k < K_; ++k) G_(k, i) *= f;
+        for (int r = 0; r < K_; ++r) {
+          double* g = &G_(r, 0);
+          for (int q = b; q < e; ++q) g[q] *= h[q] > 0 ? down : up;
+        }
       } else {
-        const double old = gc[i];  // -mu(i, c)
-        const double nw = old * (h[i] > 0 ? up : down);
-        gc[i] = nw;
-        G_(yi, i) -= nw - old;  // row sum += mu_new - mu_old
+        double* gk = &G_(k, 0);  // row sums of the examples of class k
+        for (int q = b; q < e; ++q) {
+          const double old = gc[q];  // -mu(i, c)
+          const double nw = old * (h[q] > 0 ? up : down);
+          gc[q] = nw;
+          gk[q] -= nw - old;  // row sum += mu_new - mu_old
+        }
       }
     }
   }
@@ -219,11 +249,11 @@ class MasterProblem {
     return std::max(0.0, std::log(z) - std::log(vminus));
   }
 
-  /// Oracle weight table W(i,c) = edge coefficient of lambda = (C/p) mu (eq. 4).
+  /// Oracle weight table W(i,c) = edge coefficient of lambda = (C/p) mu (eq. 4), caller's order.
   void edge_weights(DenseMatrix& W) const {
     W.resize(n_, K_);
-    for (int i = 0; i < n_; ++i)
-      for (int c = 0; c < K_; ++c) W(i, c) = cp_ * G_(c, i);
+    for (int c = 0; c < K_; ++c)
+      for (int q = 0; q < n_; ++q) W(order_[q], c) = cp_ * G_(c, q);
   }
   /// Largest edge over the current columns: max_j (C/p)(S+ - S-) = max_j (1 - grad_j).
   double max_column_edge() const {
@@ -235,14 +265,15 @@ class MasterProblem {
   double dual(double max_edge) const {
     const double s = std::max(1.0, max_edge), ls = std::log(s);
     double sum = 0;
-    for (int i = 0; i < n_; ++i) {
-      const double fy = F_(i, y_[i]);
-      for (int c = 0; c < K_; ++c) {
-        if (c == y_[i]) continue;
-        const double m = -G_(c, i);
-        sum += m * (1.0 + ls - (F_(i, c) - fy));
+    for (int k = 0; k < K_; ++k)
+      for (int q = begin_[k]; q < begin_[k + 1]; ++q) {
+        const double fy = F_(k, q);
+        for (int c = 0; c < K_; ++c) {
+          if (c == k) continue;
+          const double m = -G_(c, q);
+          sum += m * (1.0 + ls - (F_(c, q) - fy));
+        }
       }
-    }
     return cp_ / s * sum;
   }
 
@@ -250,12 +281,20 @@ class MasterProblem {
   std::vector<double>& w_mut() { return w_; }
 
  private:
+  static constexpr int kLanes = 8;
+  static double lane_sum(const double* s) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  }
   int n_, K_;
   double C_, p_, cp_;
-  std::vector<int> y_;
+  std::vector<int> y_;       ///< labels, caller's order
+  std::vector<int> order_;   ///< internal position q -> caller's example index (sorted by class)
+  std::vector<int> begin_;   ///< examples of class c are the positions [begin_[c], begin_[c+1])
   std::vector<Column> cols_;
+  std::vector<std::vector<signed char>> hs_;  ///< h of each column in the internal order
   std::vector<double> w_;
-  DenseMatrix F_;
+  DenseMatrix F_;             ///< K x n: F_(c, q) = F_c(x_{order_[q]}), one contiguous row per class
+  mutable DenseMatrix Fout_;  ///< n x K copy in the caller's order (F())
   // G (K x n, one contiguous row per class) holds mu signed by its role in the edge of class c:
   // G(c, i) = sum_{y != y_i} mu(i, y) when c = y_i, and -mu(i, c) otherwise. Then for a column
   // j of class c, dh_{i,j}(y) mu(i,y) summed over the pairs of example i is exactly h_j(x_i) G(c,i),
