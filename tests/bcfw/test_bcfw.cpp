@@ -344,3 +344,51 @@ TEST_CASE("inner_steps without working sets is refused") {
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw",
                                            json{{"multiplane", true}, {"N", 0}, {"inner_steps", 3}}));
 }
+
+TEST_CASE("chain_viterbi (vectorized max, arguments recovered backwards) equals a plain Viterbi, K up to 26") {
+  // The oracle keeps only the max over the previous label (vectorized over the next label,
+  // with odd K exercising the loop tails) and recovers the arguments on the way back. Compared
+  // by value against a textbook Viterbi written here (ties may pick another labeling of the
+  // same value); K = 26 is the OCR size.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> g(0, 1);
+  for (const char* loss : {"count", "normalized"}) {
+    auto o = dualgap::test::make<StructuredOracle>(Kind::oracle, "chain_viterbi", json{{"loss", loss}});
+    for (int K : {26, 7, 9}) {
+      const int d = 5;
+      Examples ex = sequences(12, 1, 9, d, K, 100 + static_cast<std::uint64_t>(K));
+      for (double scale : {0.1, 1.0, 5.0}) {
+        Vector w(static_cast<Eigen::Index>(o->dim(d, K)));
+        for (auto& v : w) v = scale * g(rng);
+        const double* T = w.data() + static_cast<std::size_t>(K) * d;
+        for (std::size_t i = 0; i < ex.num_examples(); ++i) {
+          const int U = ex.units_of(i);
+          const int* yi = ex.y.data() + ex.unit_begin(i);
+          for (bool aug : {true, false}) {
+            Labeling lab;
+            std::vector<double> S;
+            if (aug) o->max_oracle(ex, i, w, lab, S);
+            else o->decode(ex, i, w, lab, S);
+            const double per = aug ? (std::string(loss) == "count" ? 1.0 : 1.0 / U) : 0.0;
+            auto unit = [&](int u, int k) { return S[static_cast<std::size_t>(u * K + k)] + (k != yi[u] ? per : 0.0); };
+            std::vector<double> V(static_cast<std::size_t>(K)), N(static_cast<std::size_t>(K));
+            for (int k = 0; k < K; ++k) V[k] = unit(0, k);
+            for (int u = 1; u < U; ++u) {
+              for (int b = 0; b < K; ++b) {
+                double best = -1e300;
+                for (int a = 0; a < K; ++a) best = std::max(best, V[a] + T[a * K + b]);
+                N[b] = best + unit(u, b);
+              }
+              V.swap(N);
+            }
+            const double opt = *std::max_element(V.begin(), V.end());
+            double got = 0;
+            for (int u = 0; u < U; ++u) got += unit(u, lab.labels[u]);
+            for (int u = 0; u + 1 < U; ++u) got += T[lab.labels[u] * K + lab.labels[u + 1]];
+            CHECK(got == doctest::Approx(opt).epsilon(1e-12));
+          }
+        }
+      }
+    }
+  }
+}

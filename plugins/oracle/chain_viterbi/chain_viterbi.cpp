@@ -3,13 +3,28 @@
 // "A multi-plane block-coordinate Frank-Wolfe algorithm for training structural SVMs with a
 // costly max-oracle", CVPR 2015. Loss: Hamming distance normalized by the word length
 // (the paper's) or the Hamming count (dlib's structural_sequence_labeling_trainer).
-#include <limits>
+#include <cstddef>
 #include <stdexcept>
 
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
+
+// out[b] = max_a prev[a] + T[a*K + b] for b < K. The loop over b is innermost: contiguous
+// rows of T, a max without a branch, so the compiler vectorizes it.
+inline void max_plus(int K, const double* __restrict prev, const double* __restrict T,
+                     double* __restrict out) {
+  for (int b = 0; b < K; ++b) out[b] = prev[0] + T[b];
+  for (int a = 1; a < K; ++a) {
+    const double pa = prev[a];
+    const double* __restrict Ta = T + static_cast<std::size_t>(a) * K;
+    for (int b = 0; b < K; ++b) {
+      const double v = pa + Ta[b], o = out[b];
+      out[b] = v > o ? v : o;
+    }
+  }
+}
 
 class ChainViterbi final : public dualgap::StructuredOracle {
  public:
@@ -37,39 +52,43 @@ class ChainViterbi final : public dualgap::StructuredOracle {
     if (U == 0) return;
     const int* truth = ex.y.data() + ex.unit_begin(i);
     const double per_unit = loss_augmented ? (normalized_ ? 1.0 / U : 1.0) : 0.0;
-    score_.resize(static_cast<std::size_t>(K));
-    next_.resize(static_cast<std::size_t>(K));
-    back_.resize(static_cast<std::size_t>(U) * K);
-    // score_[k]: best value of a prefix ending at the current position with label k.
-    for (int k = 0; k < K; ++k) score_[k] = unary[k] + (k != truth[0] ? per_unit : 0.0);
+    // V[u*K + k]: best value of a prefix ending at position u with label k. Forward pass:
+    // only the max over the previous label, V[u][b] = max_a V[u-1][a] + T[a][b] (+ unary,
+    // loss), run with b innermost along a row of T (contiguous; vectorizes, no branch). The
+    // argument of the max is needed only along the chosen path: the backward pass recovers
+    // it from V[u-1] by the same additions, the first a attaining the max (as a forward scan
+    // over a with strict > would record), so the labeling is the one of the textbook Viterbi.
+    V_.resize(static_cast<std::size_t>(U) * K);
+    double* V = V_.data();
+    for (int k = 0; k < K; ++k) V[k] = unary[k] + (k != truth[0] ? per_unit : 0.0);
     for (int u = 1; u < U; ++u) {
+      const double* prev = V + static_cast<std::size_t>(u - 1) * K;
+      double* cur = V + static_cast<std::size_t>(u) * K;
+      max_plus(K, prev, T, cur);
       const double* un = unary + static_cast<std::size_t>(u) * K;
-      int* bp = back_.data() + static_cast<std::size_t>(u) * K;
-      for (int b = 0; b < K; ++b) {
-        double best = -std::numeric_limits<double>::infinity();
-        int arg = 0;
-        for (int a = 0; a < K; ++a) {
-          const double v = score_[a] + T[a * K + b];
-          if (v > best) best = v, arg = a;
-        }
-        next_[b] = best + un[b] + (b != truth[u] ? per_unit : 0.0);
-        bp[b] = arg;
-      }
-      score_.swap(next_);
+      for (int b = 0; b < K; ++b) cur[b] = cur[b] + un[b] + (b != truth[u] ? per_unit : 0.0);
     }
+    const double* last = V + static_cast<std::size_t>(U - 1) * K;
     int k = 0;
     for (int c = 1; c < K; ++c)
-      if (score_[c] > score_[k]) k = c;
-    for (int u = U - 1; u >= 0; --u) {
-      out.labels[static_cast<std::size_t>(u)] = k;
-      if (u > 0) k = back_[static_cast<std::size_t>(u) * K + k];
+      if (last[c] > last[k]) k = c;
+    out.labels[static_cast<std::size_t>(U - 1)] = k;
+    for (int u = U - 1; u > 0; --u) {
+      const double* prev = V + static_cast<std::size_t>(u - 1) * K;
+      int arg = 0;
+      double best = prev[0] + T[k];
+      for (int a = 1; a < K; ++a) {
+        const double v = prev[a] + T[static_cast<std::size_t>(a) * K + k];
+        if (v > best) best = v, arg = a;
+      }
+      k = arg;
+      out.labels[static_cast<std::size_t>(u - 1)] = k;
     }
   }
 
  private:
   bool normalized_;
-  std::vector<double> score_, next_;  // reused across calls: no allocation per call
-  std::vector<int> back_;
+  std::vector<double> V_;  // reused across calls: no allocation per call
 };
 
 dualgap::PluginDescription describe() {
