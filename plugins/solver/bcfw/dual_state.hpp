@@ -30,6 +30,61 @@ using dualgap::Examples;
 using dualgap::StructuredOracle;
 using dualgap::Vector;
 
+namespace detail {
+
+// w[0..d) += sum_{q < m} c[q] x_q[0..d): four rows per sweep over w (a quarter of the loads and
+// stores of w that one axpy per row needs); the loop over j vectorizes.
+__attribute__((always_inline)) inline void axpy_rows_body(double* w, const double* c,
+                                                          const double* const* x, int m,
+                                                          std::size_t d) {
+  int q = 0;
+  for (; q + 4 <= m; q += 4) {
+    const double c0 = c[q], c1 = c[q + 1], c2 = c[q + 2], c3 = c[q + 3];
+    const double *x0 = x[q], *x1 = x[q + 1], *x2 = x[q + 2], *x3 = x[q + 3];
+    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j] + c3 * x3[j];
+  }
+  if (m - q == 3) {
+    const double c0 = c[q], c1 = c[q + 1], c2 = c[q + 2];
+    const double *x0 = x[q], *x1 = x[q + 1], *x2 = x[q + 2];
+    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j];
+  } else if (m - q == 2) {
+    const double c0 = c[q], c1 = c[q + 1];
+    const double *x0 = x[q], *x1 = x[q + 1];
+    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j];
+  } else if (m - q == 1) {
+    const double c0 = c[q];
+    const double* x0 = x[q];
+    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j];
+  }
+}
+inline void axpy_rows_generic(double* w, const double* c, const double* const* x, int m,
+                              std::size_t d) {
+  axpy_rows_body(w, c, x, m, d);
+}
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+// The same code compiled for AVX2 + FMA, used when the CPU has them (run-time check, so the
+// plugin still runs on any x86-64).
+__attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(double* w, const double* c,
+                                                                const double* const* x, int m,
+                                                                std::size_t d) {
+  axpy_rows_body(w, c, x, m, d);
+}
+inline void axpy_rows(double* w, const double* c, const double* const* x, int m, std::size_t d) {
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  if (avx2) axpy_rows_avx2(w, c, x, m, d);
+  else axpy_rows_generic(w, c, x, m, d);
+}
+#else
+inline void axpy_rows(double* w, const double* c, const double* const* x, int m, std::size_t d) {
+  axpy_rows_generic(w, c, x, m, d);
+}
+#endif
+
+}  // namespace detail
+
 class DualState {
  public:
   /// Gram matrices (units_i^2 doubles) are kept for examples with 2..gram_max_units units;
@@ -59,7 +114,10 @@ class DualState {
     cbar_.assign(n_, 0.0);
     c_truth_.assign(n_, 0.0);
     sq_norm_.assign(n_, 0.0);
-    dm_.assign(max_units * K_, 0.0);
+    max_units_ = max_units;
+    bcount_.assign(static_cast<std::size_t>(K_), 0);
+    bu_.assign(static_cast<std::size_t>(K_) * max_units, 0);
+    bv_.assign(static_cast<std::size_t>(K_) * max_units, 0.0);
     if (trans_) {
       dp_.assign(KK, 0.0);
       dp_mark_.assign(KK, 0);
@@ -129,11 +187,16 @@ class DualState {
   /// the change so add_last_change() can replay it onto other vectors (the averages).
   double step(std::size_t i, const int* yhat, double offset, const double* S) {
     const int U = ex_.units_of(i);
-    const std::size_t UK = static_cast<std::size_t>(U) * K_;
     const double* mb = mbar_.data() + mbar_offset_[i];
     // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m.
-    std::copy(mb, mb + UK, dm_.begin());
-    for (int u = 0; u < U; ++u) dm_[u * K_ + yhat[u]] -= 1.0;
+    clear_dm();
+    for (int u = 0; u < U; ++u) {
+      const double* row = mb + static_cast<std::size_t>(u) * K_;
+      for (int k = 0; k < K_; ++k) {
+        const double v = row[k] - (k == yhat[u] ? 1.0 : 0.0);
+        if (v != 0.0) dm_add(k, u, v);
+      }
+    }
     if (trans_) {
       const std::size_t KK = static_cast<std::size_t>(K_) * K_;
       const double* pb = pbar_.data() + i * KK;
@@ -155,12 +218,9 @@ class DualState {
   double pair_step(std::size_t i, const int* ys, double off_s, const int* ya, double off_a,
                    const double* S, double gamma_max) {
     const int U = ex_.units_of(i);
-    const std::size_t UK = static_cast<std::size_t>(U) * K_;
-    std::fill(dm_.begin(), dm_.begin() + static_cast<std::ptrdiff_t>(UK), 0.0);
-    for (int u = 0; u < U; ++u) {
-      dm_[u * K_ + ya[u]] += 1.0;
-      dm_[u * K_ + ys[u]] -= 1.0;
-    }
+    clear_dm();
+    for (int u = 0; u < U; ++u)
+      if (ya[u] != ys[u]) dm_add(ya[u], u, 1.0), dm_add(ys[u], u, -1.0);
     if (trans_) {
       clear_dp();
       StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) {
@@ -181,17 +241,22 @@ class DualState {
     const int U = ex_.units_of(i);
     if (U == 1) {
       const double s = last_scale_ * sq_norm_[i];
-      for (int k : active_) S[k] += s * dm_[k];
+      for (int k : active_) S[k] += s * bv_[bucket(k)];
       return true;
     }
     if (U > gram_max_) return false;
     const double* G = gram_.data() + gram_offset_[i];
-    for (int k : active_)
+    for (int k : active_) {
+      const int* bu = bu_.data() + bucket(k);
+      const double* bv = bv_.data() + bucket(k);
+      const int m = bcount_[k];
       for (int a = 0; a < U; ++a) {
+        const double* Ga = G + a * U;
         double row = 0;
-        for (int c = 0; c < U; ++c) row += G[a * U + c] * dm_[c * K_ + k];
+        for (int q = 0; q < m; ++q) row += Ga[bu[q]] * bv[q];
         S[a * K_ + k] += last_scale_ * row;
       }
+    }
     return true;
   }
 
@@ -199,47 +264,22 @@ class DualState {
   void add_last_change(double* target, double coef) const {
     const double s = coef * last_scale_;
     if (s == 0.0) return;
-    const std::size_t i = last_block_;
-    const int U = ex_.units_of(i);
-    const auto b = ex_.unit_begin(i);
+    const auto b = ex_.unit_begin(last_block_);
     if (!ex_.X.is_sparse()) {
-      // Dense rows: w_k += sum_u (s Dm[u,k]) x_u, four rows per sweep over w_k (a quarter of
-      // the loads and stores of w_k that one axpy per row needs; the loop over features vectorizes).
+      // Dense rows: w_k += sum_u (s Dm[u,k]) x_u over the nonzeros of column Dm_k.
       const double* X0 = ex_.X.dense().data() + static_cast<std::size_t>(b) * d_;
       for (int k : active_) {
         double* wk = target + static_cast<std::size_t>(k) * d_;
-        int m = 0;
-        for (int u = 0; u < U; ++u) {
-          const double v = dm_[u * K_ + k];
-          if (v != 0.0) coef_[m] = s * v, row_[m] = X0 + static_cast<std::size_t>(u) * d_, ++m;
-        }
-        int q = 0;
-        for (; q + 4 <= m; q += 4) {
-          const double c0 = coef_[q], c1 = coef_[q + 1], c2 = coef_[q + 2], c3 = coef_[q + 3];
-          const double *x0 = row_[q], *x1 = row_[q + 1], *x2 = row_[q + 2], *x3 = row_[q + 3];
-          for (std::size_t j = 0; j < d_; ++j) wk[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j] + c3 * x3[j];
-        }
-        if (m - q == 3) {
-          const double c0 = coef_[q], c1 = coef_[q + 1], c2 = coef_[q + 2];
-          const double *x0 = row_[q], *x1 = row_[q + 1], *x2 = row_[q + 2];
-          for (std::size_t j = 0; j < d_; ++j) wk[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j];
-        } else if (m - q == 2) {
-          const double c0 = coef_[q], c1 = coef_[q + 1];
-          const double *x0 = row_[q], *x1 = row_[q + 1];
-          for (std::size_t j = 0; j < d_; ++j) wk[j] += c0 * x0[j] + c1 * x1[j];
-        } else if (m - q == 1) {
-          const double c0 = coef_[q];
-          const double* x0 = row_[q];
-          for (std::size_t j = 0; j < d_; ++j) wk[j] += c0 * x0[j];
-        }
+        const int m = bcount_[k];
+        for (int q = 0; q < m; ++q)
+          coef_[q] = s * bv_[bucket(k) + q], row_[q] = X0 + static_cast<std::size_t>(bu_[bucket(k) + q]) * d_;
+        detail::axpy_rows(wk, coef_.data(), row_.data(), m, d_);
       }
     } else {
       for (int k : active_) {
         double* wk = target + static_cast<std::size_t>(k) * d_;
-        for (int u = 0; u < U; ++u) {
-          const double v = dm_[u * K_ + k];
-          if (v != 0.0) ex_.X.row_axpy(b + u, s * v, wk);
-        }
+        for (int q = 0; q < bcount_[k]; ++q)
+          ex_.X.row_axpy(b + bu_[bucket(k) + q], s * bv_[bucket(k) + q], wk);
       }
     }
     if (trans_) {
@@ -255,49 +295,48 @@ class DualState {
   /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
   std::size_t bytes() const {
     return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
-                sq_norm_.size() + dm_.size() + dp_.size() + dense_.size() +
+                sq_norm_.size() + bv_.size() + dp_.size() + dense_.size() +
                 static_cast<std::size_t>(w.size())) +
            8 * (mbar_offset_.size() + gram_offset_.size());
   }
 
  private:
-  /// Step along -Delta (Delta = [A_i^T dm_, dp_] in feature space; the block offset rises by
+  /// Step along -Delta (Delta = [A_i^T Dm, dp_] in feature space; the block offset rises by
   /// gamma doff) with exact line search clipped to [0, gamma_max]:
   ///   gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
   ///           / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
   double apply(std::size_t i, double doff, double gamma_max, const double* S) {
     const int U = ex_.units_of(i);
-    const std::size_t UK = static_cast<std::size_t>(U) * K_;
-    double lin = 0;
-    for (std::size_t t = 0; t < UK; ++t) lin += dm_[t] * S[t];
-    active_.clear();
-    for (int k = 0; k < K_; ++k)
-      for (int u = 0; u < U; ++u)
-        if (dm_[u * K_ + k] != 0.0) {
-          active_.push_back(k);
-          break;
-        }
-    double norm2 = 0;
+    double lin = 0, norm2 = 0;
+    for (int k : active_) {
+      const int* bu = bu_.data() + bucket(k);
+      const double* bv = bv_.data() + bucket(k);
+      for (int q = 0; q < bcount_[k]; ++q) lin += bv[q] * S[bu[q] * K_ + k];
+    }
     if (U == 1) {
       double s = 0;
-      for (int k : active_) s += dm_[k] * dm_[k];
+      for (int k : active_) s += bv_[bucket(k)] * bv_[bucket(k)];
       norm2 = sq_norm_[i] * s;
     } else if (U <= gram_max_) {
+      // sum_k Dm_k^T G Dm_k over the nonzeros of each column Dm_k.
       const double* G = gram_.data() + gram_offset_[i];
-      for (int k : active_)
-        for (int a = 0; a < U; ++a) {
-          const double da = dm_[a * K_ + k];
-          if (da == 0.0) continue;
+      for (int k : active_) {
+        const int* bu = bu_.data() + bucket(k);
+        const double* bv = bv_.data() + bucket(k);
+        const int m = bcount_[k];
+        for (int p = 0; p < m; ++p) {
+          const double* Gp = G + bu[p] * U;
           double row = 0;
-          for (int c = 0; c < U; ++c) row += G[a * U + c] * dm_[c * K_ + k];
-          norm2 += da * row;
+          for (int q = 0; q < m; ++q) row += Gp[bu[q]] * bv[q];
+          norm2 += bv[p] * row;
         }
+      }
     } else {
       const auto b = ex_.unit_begin(i);
       for (int k : active_) {
         std::fill(dense_.begin(), dense_.end(), 0.0);
-        for (int u = 0; u < U; ++u)
-          if (dm_[u * K_ + k] != 0.0) ex_.X.row_axpy(b + u, dm_[u * K_ + k], dense_.data());
+        for (int q = 0; q < bcount_[k]; ++q)
+          ex_.X.row_axpy(b + bu_[bucket(k) + q], bv_[bucket(k) + q], dense_.data());
         for (double v : dense_) norm2 += v * v;
       }
     }
@@ -321,7 +360,11 @@ class DualState {
     if (gamma <= 0) return 0.0;
 
     double* mbw = mbar_.data() + mbar_offset_[i];
-    for (std::size_t t = 0; t < UK; ++t) mbw[t] -= gamma * dm_[t];
+    for (int k : active_) {
+      const int* bu = bu_.data() + bucket(k);
+      const double* bv = bv_.data() + bucket(k);
+      for (int q = 0; q < bcount_[k]; ++q) mbw[bu[q] * K_ + k] -= gamma * bv[q];
+    }
     if (trans_) {
       double* pbw = pbar_.data() + i * static_cast<std::size_t>(K_) * K_;
       for (int t : dp_idx_) {
@@ -334,6 +377,21 @@ class DualState {
     last_scale_ = gamma / (lambda_ * nn);
     add_last_change(w.data(), 1.0);
     return gamma;
+  }
+
+  // The marginal-table change Dm (units x K) is kept by class: active_ lists the classes k
+  // whose column Dm_k is nonzero, and column k's nonzeros are (bu_, bv_)[bucket(k) + q] for
+  // q < bcount_[k] (unit, value), units increasing. Built without a dense table.
+  std::size_t bucket(int k) const { return static_cast<std::size_t>(k) * max_units_; }
+  void clear_dm() {
+    for (int k : active_) bcount_[k] = 0;
+    active_.clear();
+  }
+  void dm_add(int k, int u, double v) {
+    int& c = bcount_[k];
+    if (c == 0) active_.push_back(k);
+    bu_[bucket(k) + c] = u, bv_[bucket(k) + c] = v;
+    ++c;
   }
 
   // The pair-table change dp_ is sparse (at most the pairs of phi^i's support and of one or
@@ -374,7 +432,10 @@ class DualState {
   std::vector<double> c_truth_;  ///< c(y_i)
   std::vector<double> sq_norm_;  ///< ||x_i||^2 of single-unit examples
   // scratch of the last step
-  std::vector<double> dm_, dp_;
+  std::vector<double> dp_;
+  std::size_t max_units_ = 1;
+  std::vector<int> bcount_, bu_;  ///< Dm by class (see bucket())
+  std::vector<double> bv_;
   mutable std::vector<double> dense_;
   mutable std::vector<double> coef_;        ///< add_last_change: s Dm[u,k] of the nonzero rows
   mutable std::vector<const double*> row_;  ///< add_last_change: those rows of X
