@@ -217,9 +217,9 @@ class Bcfw final : public dualgap::Solver {
         {
           dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
           if (!st.update_scores(i, scores.data())) dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
-          best = ws.argmax(st, i, scores.data());
           if (opt_.inner == Inner::pairwise) {
-            const std::size_t away = ws.argmin_weighted(st, i, scores.data());
+            std::size_t away;
+            ws.best_and_away(st, i, scores.data(), best, away);
             if (away == ws.size(i) || away == best) break;  // W_i-optimal: nothing to move
             const double gmax = ws.weight(i, away);
             gamma = st.pair_step(i, ws.labels(i, best), ws.offset(i, best), ws.labels(i, away),
@@ -227,6 +227,7 @@ class Bcfw final : public dualgap::Solver {
             if (gamma >= gmax) ws.set_weight(i, away, 0.0), ws.set_weight(i, best, ws.weight(i, best) + gamma);
             else ws.pair_update(i, best, away, gamma);
           } else {
+            best = ws.argmax(st, i, scores.data());
             gamma = st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data());
             ws.fw_update(i, best, gamma);
           }

@@ -109,6 +109,8 @@ class DualState {
       gram_offset_[i + 1] = gram_offset_[i] + ((U > 1 && U <= static_cast<std::size_t>(gram_max_)) ? U * U : 0);
     }
     mbar_.assign(mbar_offset_[n_], 0.0);
+    msup_flag_.assign(mbar_offset_[n_], 0);
+    msup_.resize(n_);
     if (trans_) pbar_.assign(n_ * KK, 0.0);
     gram_.assign(gram_offset_[n_], 0.0);
     cbar_.assign(n_, 0.0);
@@ -136,7 +138,10 @@ class DualState {
       const int U = ex.units_of(i);
       const int* yi = ex.y.data() + b;
       // Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0).
-      for (int u = 0; u < U; ++u) mbar_[mbar_offset_[i] + u * K_ + yi[u]] = 1.0;
+      for (int u = 0; u < U; ++u) {
+        mbar_[mbar_offset_[i] + u * K_ + yi[u]] = 1.0;
+        add_msupport(i, u, yi[u]);
+      }
       if (trans_) {
         double* P = pbar_.data() + i * KK;
         StructuredOracle::for_each_pair(ex, i, [&](int a, int c) { P[yi[a] * K_ + yi[c]] += 1.0; });
@@ -189,14 +194,16 @@ class DualState {
     const int U = ex_.units_of(i);
     const double* mb = mbar_.data() + mbar_offset_[i];
     // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m.
+    // Only the support of mbar_i (entries that were ever nonzero) and the entries of yhat can
+    // be nonzero.
     clear_dm();
-    for (int u = 0; u < U; ++u) {
-      const double* row = mb + static_cast<std::size_t>(u) * K_;
-      for (int k = 0; k < K_; ++k) {
-        const double v = row[k] - (k == yhat[u] ? 1.0 : 0.0);
-        if (v != 0.0) dm_add(k, u, v);
-      }
+    const unsigned char* flag = msup_flag_.data() + mbar_offset_[i];
+    for (const Entry& e : msup_[i]) {
+      const double v = mb[e.u * K_ + e.k] - (e.k == yhat[e.u] ? 1.0 : 0.0);
+      if (v != 0.0) dm_add(e.k, e.u, v);
     }
+    for (int u = 0; u < U; ++u)
+      if (!flag[u * K_ + yhat[u]]) dm_add(yhat[u], u, -1.0);
     if (trans_) {
       const std::size_t KK = static_cast<std::size_t>(K_) * K_;
       const double* pb = pbar_.data() + i * KK;
@@ -297,7 +304,13 @@ class DualState {
     return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
                 sq_norm_.size() + bv_.size() + dp_.size() + dense_.size() +
                 static_cast<std::size_t>(w.size())) +
-           8 * (mbar_offset_.size() + gram_offset_.size());
+           8 * (mbar_offset_.size() + gram_offset_.size()) + msup_flag_.size() + support_bytes();
+  }
+  std::size_t support_bytes() const {
+    std::size_t b = 0;
+    for (const auto& v : msup_) b += v.capacity() * sizeof(Entry);
+    for (const auto& v : psup_) b += v.capacity() * sizeof(int);
+    return b + 8 * psup_bits_.size();
   }
 
  private:
@@ -363,7 +376,10 @@ class DualState {
     for (int k : active_) {
       const int* bu = bu_.data() + bucket(k);
       const double* bv = bv_.data() + bucket(k);
-      for (int q = 0; q < bcount_[k]; ++q) mbw[bu[q] * K_ + k] -= gamma * bv[q];
+      for (int q = 0; q < bcount_[k]; ++q) {
+        mbw[bu[q] * K_ + k] -= gamma * bv[q];
+        add_msupport(i, bu[q], k);
+      }
     }
     if (trans_) {
       double* pbw = pbar_.data() + i * static_cast<std::size_t>(K_) * K_;
@@ -392,6 +408,12 @@ class DualState {
     if (c == 0) active_.push_back(k);
     bu_[bucket(k) + c] = u, bv_[bucket(k) + c] = v;
     ++c;
+  }
+
+  /// Records that the marginal table of example i may be nonzero at (u, k).
+  void add_msupport(std::size_t i, int u, int k) {
+    unsigned char& f = msup_flag_[mbar_offset_[i] + static_cast<std::size_t>(u) * K_ + k];
+    if (!f) f = 1, msup_[i].push_back(Entry{u, k});
   }
 
   // The pair-table change dp_ is sparse (at most the pairs of phi^i's support and of one or
@@ -426,6 +448,11 @@ class DualState {
   double lambda_;
   std::vector<std::size_t> mbar_offset_, gram_offset_;
   std::vector<double> mbar_;     ///< marginal tables, units x K per example
+  struct Entry {
+    int u, k;
+  };
+  std::vector<std::vector<Entry>> msup_;  ///< entries where mbar_i may be nonzero
+  std::vector<unsigned char> msup_flag_;  ///< the same, one flag per entry of mbar_
   std::vector<double> pbar_;     ///< pair tables, K x K per example (transitions only)
   std::vector<double> gram_;     ///< Gram matrices of examples with 2..kGramMaxUnits units
   std::vector<double> cbar_;     ///< n * phi^i_circ (convex combination of plane offsets)

@@ -60,6 +60,21 @@ class WorkingSets {
     return worst;
   }
 
+  /// argmax(st, i, S) and argmin_weighted(st, i, S) in one scan (each plane scored once; the
+  /// same choices, ties included). Requires size(i) > 0.
+  void best_and_away(const DualState& st, std::size_t i, const double* S, std::size_t& best,
+                     std::size_t& away) const {
+    const Set& s = sets_[i];
+    const std::size_t P = s.offset.size();
+    best = 0, away = P;
+    double best_v = 0, away_v = 0;
+    for (std::size_t p = 0; p < P; ++p) {
+      const double v = st.score(i, labels(i, p), S) + s.offset[p];
+      if (p == 0 || v > best_v) best_v = v, best = p;
+      if (s.alpha[p] > 0 && (away == P || v < away_v)) away_v = v, away = p;
+    }
+  }
+
   /// Adds the plane of labeling y (or marks it active if it is already there); if |W_i| > N,
   /// evicts the longest-inactive plane other than this one. Returns the plane's index.
   std::size_t add(std::size_t i, const int* y, double offset, int iteration, std::size_t N) {
