@@ -99,19 +99,16 @@ class DualState {
         lambda_(lambda) {
     w = Vector::Zero(static_cast<Eigen::Index>(oracle.dim(d_, K_)));
     const std::size_t KK = static_cast<std::size_t>(K_) * K_;
-    mbar_offset_.resize(n_ + 1, 0);
     gram_offset_.resize(n_ + 1, 0);
     std::size_t max_units = 1;
     for (std::size_t i = 0; i < n_; ++i) {
       const auto U = static_cast<std::size_t>(ex.units_of(i));
       max_units = std::max(max_units, U);
-      mbar_offset_[i + 1] = mbar_offset_[i] + U * K_;
       gram_offset_[i + 1] = gram_offset_[i] + ((U > 1 && U <= static_cast<std::size_t>(gram_max_)) ? U * U : 0);
     }
-    mbar_.assign(mbar_offset_[n_], 0.0);
-    msup_flag_.assign(mbar_offset_[n_], 0);
-    msup_.resize(n_);
-    if (trans_) pbar_.assign(n_ * KK, 0.0);
+    mbar_.resize(n_);
+    mpos_.assign(max_units * K_, 0);
+    if (trans_) pbar_.resize(n_), ppos_.assign(KK, 0);
     gram_.assign(gram_offset_[n_], 0.0);
     cbar_.assign(n_, 0.0);
     c_truth_.assign(n_, 0.0);
@@ -124,9 +121,6 @@ class DualState {
       dp_.assign(KK, 0.0);
       dp_mark_.assign(KK, 0);
       dp_idx_.reserve(KK);
-      psup_.resize(n_);
-      psup_words_ = (KK + 63) / 64;
-      psup_bits_.assign(n_ * psup_words_, 0);
     }
     dense_.assign(d_, 0.0);
     coef_.assign(max_units, 0.0);
@@ -138,15 +132,15 @@ class DualState {
       const int U = ex.units_of(i);
       const int* yi = ex.y.data() + b;
       // Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0).
-      for (int u = 0; u < U; ++u) {
-        mbar_[mbar_offset_[i] + u * K_ + yi[u]] = 1.0;
-        add_msupport(i, u, yi[u]);
-      }
+      for (int u = 0; u < U; ++u) mbar_[i].push_back(MEntry{u, yi[u], 1.0});
       if (trans_) {
-        double* P = pbar_.data() + i * KK;
-        StructuredOracle::for_each_pair(ex, i, [&](int a, int c) { P[yi[a] * K_ + yi[c]] += 1.0; });
-        for (std::size_t t = 0; t < KK; ++t)
-          if (P[t] != 0.0) add_support(i, static_cast<int>(t));
+        auto& P = pbar_[i];
+        StructuredOracle::for_each_pair(ex, i, [&](int a, int c) {
+          const int t = yi[a] * K_ + yi[c];
+          auto it = std::find_if(P.begin(), P.end(), [t](const PEntry& e) { return e.t == t; });
+          if (it == P.end()) P.push_back(PEntry{t, 1.0});
+          else it->v += 1.0;
+        });
       }
       c_truth_[i] = oracle.constant(ex, i, yi);
       cbar_[i] = oracle.loss(ex, i, yi);
@@ -192,30 +186,28 @@ class DualState {
   /// the change so add_last_change() can replay it onto other vectors (the averages).
   double step(std::size_t i, const int* yhat, double offset, const double* S) {
     const int U = ex_.units_of(i);
-    const double* mb = mbar_.data() + mbar_offset_[i];
-    // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m.
-    // Only the support of mbar_i (entries that were ever nonzero) and the entries of yhat can
-    // be nonzero.
+    // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m. Only the stored
+    // entries of mbar_i and the entries of yhat can be nonzero.
+    index(i);
     clear_dm();
-    const unsigned char* flag = msup_flag_.data() + mbar_offset_[i];
-    for (const Entry& e : msup_[i]) {
-      const double v = mb[e.u * K_ + e.k] - (e.k == yhat[e.u] ? 1.0 : 0.0);
+    for (const MEntry& e : mbar_[i]) {
+      const double v = e.v - (e.k == yhat[e.u] ? 1.0 : 0.0);
       if (v != 0.0) dm_add(e.k, e.u, v);
     }
     for (int u = 0; u < U; ++u)
-      if (!flag[u * K_ + yhat[u]]) dm_add(yhat[u], u, -1.0);
+      if (!mpos_[u * K_ + yhat[u]]) dm_add(yhat[u], u, -1.0);
     if (trans_) {
-      const std::size_t KK = static_cast<std::size_t>(K_) * K_;
-      const double* pb = pbar_.data() + i * KK;
       clear_dp();
-      for (int t : psup_[i]) dp_touch(t), dp_[t] = pb[t];
+      for (const PEntry& e : pbar_[i]) dp_touch(e.t), dp_[e.t] = e.v;
       StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) {
         const int t = yhat[a] * K_ + yhat[c];
         dp_touch(t);
         dp_[t] -= 1.0;
       });
     }
-    return apply(i, offset - cbar_[i], 1.0, S);
+    const double gamma = apply(i, offset - cbar_[i], 1.0, S);
+    unindex(i);
+    return gamma;
   }
 
   /// Pairwise step on block i (Lacoste-Julien and Jaggi, NeurIPS 2015): moves weight gamma in
@@ -225,6 +217,7 @@ class DualState {
   double pair_step(std::size_t i, const int* ys, double off_s, const int* ya, double off_a,
                    const double* S, double gamma_max) {
     const int U = ex_.units_of(i);
+    index(i);
     clear_dm();
     for (int u = 0; u < U; ++u)
       if (ya[u] != ys[u]) dm_add(ya[u], u, 1.0), dm_add(ys[u], u, -1.0);
@@ -237,7 +230,9 @@ class DualState {
         dp_[ts] -= 1.0;
       });
     }
-    return apply(i, off_s - off_a, gamma_max, S);
+    const double gamma = apply(i, off_s - off_a, gamma_max, S);
+    unindex(i);
+    return gamma;
   }
 
   /// Adds the change of the unary scores of example i caused by the last step to S
@@ -301,16 +296,13 @@ class DualState {
 
   /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
   std::size_t bytes() const {
-    return 8 * (mbar_.size() + pbar_.size() + gram_.size() + cbar_.size() + c_truth_.size() +
-                sq_norm_.size() + bv_.size() + dp_.size() + dense_.size() +
-                static_cast<std::size_t>(w.size())) +
-           8 * (mbar_offset_.size() + gram_offset_.size()) + msup_flag_.size() + support_bytes();
-  }
-  std::size_t support_bytes() const {
-    std::size_t b = 0;
-    for (const auto& v : msup_) b += v.capacity() * sizeof(Entry);
-    for (const auto& v : psup_) b += v.capacity() * sizeof(int);
-    return b + 8 * psup_bits_.size();
+    std::size_t b = 8 * (gram_.size() + cbar_.size() + c_truth_.size() + sq_norm_.size() +
+                         bv_.size() + dp_.size() + dense_.size() + static_cast<std::size_t>(w.size()) +
+                         gram_offset_.size()) +
+                    4 * (mpos_.size() + ppos_.size());
+    for (const auto& v : mbar_) b += v.capacity() * sizeof(MEntry);
+    for (const auto& v : pbar_) b += v.capacity() * sizeof(PEntry);
+    return b;
   }
 
  private:
@@ -372,20 +364,30 @@ class DualState {
     last_scale_ = 0;
     if (gamma <= 0) return 0.0;
 
-    double* mbw = mbar_.data() + mbar_offset_[i];
+    auto& mb = mbar_[i];
     for (int k : active_) {
       const int* bu = bu_.data() + bucket(k);
       const double* bv = bv_.data() + bucket(k);
       for (int q = 0; q < bcount_[k]; ++q) {
-        mbw[bu[q] * K_ + k] -= gamma * bv[q];
-        add_msupport(i, bu[q], k);
+        int& pos = mpos_[bu[q] * K_ + k];
+        if (pos) {
+          mb[static_cast<std::size_t>(pos - 1)].v -= gamma * bv[q];
+        } else {
+          mb.push_back(MEntry{bu[q], k, 0.0 - gamma * bv[q]});
+          pos = static_cast<int>(mb.size());
+        }
       }
     }
     if (trans_) {
-      double* pbw = pbar_.data() + i * static_cast<std::size_t>(K_) * K_;
+      auto& pb = pbar_[i];
       for (int t : dp_idx_) {
-        pbw[t] -= gamma * dp_[t];
-        add_support(i, t);
+        int& pos = ppos_[t];
+        if (pos) {
+          pb[static_cast<std::size_t>(pos - 1)].v -= gamma * dp_[t];
+        } else {
+          pb.push_back(PEntry{t, 0.0 - gamma * dp_[t]});
+          pos = static_cast<int>(pb.size());
+        }
       }
     }
     phi_circ += gamma * doff / nn;
@@ -410,10 +412,27 @@ class DualState {
     ++c;
   }
 
-  /// Records that the marginal table of example i may be nonzero at (u, k).
-  void add_msupport(std::size_t i, int u, int k) {
-    unsigned char& f = msup_flag_[mbar_offset_[i] + static_cast<std::size_t>(u) * K_ + k];
-    if (!f) f = 1, msup_[i].push_back(Entry{u, k});
+  /// mpos_ / ppos_ map the entries of mbar_i / pbar_i to their positions + 1 during a step
+  /// (scratch tables, zero outside a step).
+  void index(std::size_t i) {
+    const auto& mb = mbar_[i];
+    for (std::size_t p = 0; p < mb.size(); ++p) mpos_[mb[p].u * K_ + mb[p].k] = static_cast<int>(p + 1);
+    if (trans_) {
+      const auto& pb = pbar_[i];
+      for (std::size_t p = 0; p < pb.size(); ++p) ppos_[pb[p].t] = static_cast<int>(p + 1);
+    }
+  }
+  /// Clears the scratch tables and drops entries that became exactly zero (they contribute
+  /// nothing), so the stored tables stay as small as their support.
+  void unindex(std::size_t i) {
+    auto& mb = mbar_[i];
+    for (const MEntry& e : mb) mpos_[e.u * K_ + e.k] = 0;
+    mb.erase(std::remove_if(mb.begin(), mb.end(), [](const MEntry& e) { return e.v == 0.0; }), mb.end());
+    if (trans_) {
+      auto& pb = pbar_[i];
+      for (const PEntry& e : pb) ppos_[e.t] = 0;
+      pb.erase(std::remove_if(pb.begin(), pb.end(), [](const PEntry& e) { return e.v == 0.0; }), pb.end());
+    }
   }
 
   // The pair-table change dp_ is sparse (at most the pairs of phi^i's support and of one or
@@ -424,12 +443,6 @@ class DualState {
   }
   void dp_touch(int t) {
     if (!dp_mark_[t]) dp_mark_[t] = 1, dp_idx_.push_back(t);
-  }
-  /// Records that the pair table of example i may be nonzero at entry t.
-  void add_support(std::size_t i, int t) {
-    std::uint64_t& word = psup_bits_[i * psup_words_ + static_cast<std::size_t>(t) / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (static_cast<unsigned>(t) % 64);
-    if (!(word & bit)) word |= bit, psup_[i].push_back(t);
   }
 
   double row_row_dot(Eigen::Index a, Eigen::Index c) const {
@@ -446,14 +459,21 @@ class DualState {
   std::size_t d_;
   bool trans_;
   double lambda_;
-  std::vector<std::size_t> mbar_offset_, gram_offset_;
-  std::vector<double> mbar_;     ///< marginal tables, units x K per example
-  struct Entry {
+  std::vector<std::size_t> gram_offset_;
+  // phi^i's marginal table (units x K) and pair table (K x K) are stored sparse, as their
+  // nonzero entries: a step reads a few contiguous entries instead of two dense tables (1.5 KB
+  // and 5.4 KB per OCR word) scattered over megabytes.
+  struct MEntry {
     int u, k;
+    double v;
   };
-  std::vector<std::vector<Entry>> msup_;  ///< entries where mbar_i may be nonzero
-  std::vector<unsigned char> msup_flag_;  ///< the same, one flag per entry of mbar_
-  std::vector<double> pbar_;     ///< pair tables, K x K per example (transitions only)
+  struct PEntry {
+    int t;  ///< a * K + b
+    double v;
+  };
+  std::vector<std::vector<MEntry>> mbar_;  ///< marginal table of each example, nonzero entries
+  std::vector<std::vector<PEntry>> pbar_;  ///< pair table of each example (transitions only)
+  std::vector<int> mpos_, ppos_;           ///< scratch: entry -> position + 1 (see index())
   std::vector<double> gram_;     ///< Gram matrices of examples with 2..kGramMaxUnits units
   std::vector<double> cbar_;     ///< n * phi^i_circ (convex combination of plane offsets)
   std::vector<double> c_truth_;  ///< c(y_i)
@@ -468,9 +488,7 @@ class DualState {
   mutable std::vector<const double*> row_;  ///< add_last_change: those rows of X
   std::vector<int> dp_idx_;             ///< entries of dp_ that may be nonzero
   std::vector<unsigned char> dp_mark_;  ///< membership in dp_idx_
-  std::vector<std::vector<int>> psup_;  ///< entries where the pair table of example i may be nonzero
-  std::vector<std::uint64_t> psup_bits_;  ///< the same as a bit set per example
-  std::size_t psup_words_ = 0;
+
   std::vector<int> active_;
   std::size_t last_block_ = 0;
   double last_scale_ = 0;
