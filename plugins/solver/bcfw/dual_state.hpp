@@ -171,13 +171,14 @@ class DualState {
   /// Score <w, phi(x_i, y)> of a labeling from the unary score table S of w for example i.
   double score(std::size_t i, const int* y, const double* S) const {
     const int U = ex_.units_of(i);
-    double s = 0;
+    // Two independent sums (unary, pairs): half the dependent-add chain of one accumulator.
+    double s = 0, t = 0;
     for (int u = 0; u < U; ++u) s += S[u * K_ + y[u]];
     if (trans_) {
       const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
-      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { s += T[y[a] * K_ + y[c]]; });
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { t += T[y[a] * K_ + y[c]]; });
     }
-    return s;
+    return s + t;
   }
 
   /// BCFW step on block i towards the plane of labeling yhat with offset
