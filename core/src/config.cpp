@@ -319,7 +319,18 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
-    set_dotted(doc.value, s.substr(0, eq), parse_yaml_value(s.substr(eq + 1)), "--set " + s);
+    const std::string key = s.substr(0, eq);
+    json value = parse_yaml_value(s.substr(eq + 1));
+    // A sweep's keys are dotted paths themselves: `sweep.problem.lambda=[1e-5]` sets (or adds)
+    // the sweep key `problem.lambda`, it does not build a nested `sweep.problem` mapping.
+    if (key.rfind("sweep.", 0) == 0 && key.size() > 6) {
+      json& sweep = doc.value["sweep"];
+      if (sweep.is_null()) sweep = json::object();
+      if (!sweep.is_object()) throw ConfigError(fmt::format("--set {}: 'sweep' is not a mapping", s));
+      sweep[key.substr(6)] = std::move(value);
+    } else {
+      set_dotted(doc.value, key, value, "--set " + s);
+    }
   }
   json& root = doc.value;
   for (auto& [k, v] : root.items())

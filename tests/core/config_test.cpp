@@ -117,6 +117,14 @@ TEST_CASE("sweep expands to the cross product over dotted keys, --set overrides"
   CHECK(over[0].config["solver"]["params"]["M"] == 3);
   CHECK(error_of(kGood, {"solvers.C.params.M=3"}) == "--set solvers.C.params.M=3: no list item named 'C' in 'solvers.C.params.M'");
   CHECK(error_of(kGood, {"stop.max_passes"}).rfind("--set 'stop.max_passes': expected key=value", 0) == 0);
+
+  // A sweep key is a dotted path: --set sweep.<key>=[...] replaces (or adds) that key.
+  auto narrowed = expand_text(yaml, {"sweep.problem.lambda=[1/n]"});
+  CHECK(narrowed.size() == 1 * 3 * 2 * 2);
+  for (auto& r : narrowed) CHECK(r.sweep_point["problem.lambda"] == "1/n");
+  auto added = expand_text(kGood, {"sweep.stop.max_passes=[1, 2, 3]"});
+  CHECK(added.size() == 3 * 2 * 2);
+  CHECK(error_of(yaml, {"sweep.problem.lambda=[]"}).find("must be a non-empty list") != std::string::npos);
 }
 
 TEST_CASE("seeds: one data and feature seed per repeat for every solver, own solver streams") {
