@@ -7,6 +7,7 @@ import json, pathlib, statistics, sys
 
 root = pathlib.Path(sys.argv[1])
 rows = {}
+curves = {}  # (loss, solver, lambda) -> (time, test_accuracy)
 for p in root.rglob("run.json"):
     r = json.loads(p.read_text())
     cfg = r.get("config", {})
@@ -17,6 +18,7 @@ for p in root.rglob("run.json"):
     last = lambda k: next((v for v in reversed(c.get(k, [])) if v is not None), None)
     rows.setdefault((loss, solver), []).append(
         (lam, last("test_accuracy"), last("nnz_rows"), s.get("time"), s.get("passes"), r.get("status")))
+    curves[(loss, solver, lam)] = (c.get("time", []), c.get("test_accuracy", []))
 
 print(f"{'loss':22s} {'solver':8s} {'lambda':>9s} {'acc%':>6s} {'nnz%':>6s} {'time_s':>8s} {'iters':>5s} status")
 for key in sorted(rows):
@@ -29,6 +31,63 @@ for key in sorted(rows):
     ts = [x[3] for x in rows[key] if x[3] is not None]
     if ts:
         print(f"{key[0]:22s} {key[1]:8s} {min(ts):8.3f} {statistics.median(ts):8.3f} {max(ts):8.3f}")
+
+
+def first_time(curve, target):
+    """Solver time of the first checkpoint whose test accuracy is >= target (None: never)."""
+    return next((t for t, a in zip(*curve) if t is not None and a is not None and a >= target), None)
+
+# Time to comparable accuracy: for every lambda and every pair (squared hinge, logistic) of
+# loss/solver, the target is the lower of the two final test accuracies (so both reach it);
+# the ratio is logistic's time to it over the squared hinge's.
+hinge = [k for k in rows if k[0] == "multiclass_sq_hinge"]
+logi = [k for k in rows if k[0] == "multiclass_logistic"]
+if hinge and logi:
+    print()
+    print("Time to comparable accuracy (target = the lower of the two final test accuracies)")
+    print(f"{'lambda':>9s} {'sq.hinge':8s} {'logistic':8s} {'target%':>7s} {'t_hinge':>8s} {'t_logistic':>10s} {'ratio':>6s}")
+    lams = sorted({x[0] for k in rows for x in rows[k]}, reverse=True)
+    for lam in lams:
+        for h in hinge:
+            for g in logi:
+                ch, cg = curves.get((h[0], h[1], lam)), curves.get((g[0], g[1], lam))
+                if not ch or not cg:
+                    continue
+                fa = [next((a for a in reversed(c[1]) if a is not None), None) for c in (ch, cg)]
+                if None in fa:
+                    continue
+                target = min(fa)
+                th, tg = first_time(ch, target), first_time(cg, target)
+                ratio = f"{tg / th:6.1f}" if th and tg else "     -"
+                print(f"{lam:9.3g} {h[1]:8s} {g[1]:8s} {100 * target:7.2f} {th or 0:8.3f} {tg or 0:10.3f} {ratio}")
+
+    # Across the lambda grid (each loss at its own best lambdas: the losses' scales differ, so
+    # equal lambdas are not comparable models). Target = the lower of the two losses' best
+    # final accuracies; each loss's time = the shortest, over its lambdas, solver time to the
+    # first checkpoint at or above the target.
+    print()
+    print("Across lambdas: fastest time to the lower of the two best accuracies")
+    print(f"{'sq.hinge':8s} {'logistic':8s} {'best_h%':>7s} {'best_l%':>7s} {'target%':>7s} "
+          f"{'t_hinge':>8s} {'lambda_h':>9s} {'t_logistic':>10s} {'lambda_l':>9s} {'ratio':>6s}")
+    def fastest(key, target):
+        best = None
+        for lam, *_ in rows[key]:
+            t = first_time(curves[(key[0], key[1], lam)], target)
+            if t is not None and (best is None or t < best[0]):
+                best = (t, lam)
+        return best
+    for h in hinge:
+        for g in logi:
+            bh = max((x[1] for x in rows[h] if x[1] is not None), default=None)
+            bg = max((x[1] for x in rows[g] if x[1] is not None), default=None)
+            if bh is None or bg is None:
+                continue
+            target = min(bh, bg)
+            fh, fg = fastest(h, target), fastest(g, target)
+            ratio = f"{fg[0] / fh[0]:6.1f}" if fh and fg and fh[0] > 0 else "     -"
+            fmt = lambda f: (f"{f[0]:8.3f}", f"{f[1]:9.3g}") if f else ("       -", "        -")
+            (th, lh), (tg, lg) = fmt(fh), fmt(fg)
+            print(f"{h[1]:8s} {g[1]:8s} {100 * bh:7.2f} {100 * bg:7.2f} {100 * target:7.2f} {th} {lh} {tg:>10s} {lg} {ratio}")
 
 if "--figure" in sys.argv:
     out = sys.argv[sys.argv.index("--figure") + 1]
