@@ -385,4 +385,18 @@ TEST_CASE("repeats over different data splits (same group_key) form one band; bo
   Curves c = make_curves(set, set.problems[0], "passes", "primal_subopt", Options{});
   for (auto& b : c.bands)
     if (b.solver == "A") CHECK(b.runs == 2);
+  // The group shows each split's bounds, never split 1's primal beside split 2's dual (2.0 < 11.7
+  // would read as a lower bound above an upper bound).
+  const Problem& g = set.problems[0];
+  REQUIRE(g.split_bounds.size() == 2);
+  CHECK(g.split_bounds[0].first == doctest::Approx(2.0));
+  CHECK(g.split_bounds[0].second == doctest::Approx(1.9));
+  CHECK(g.split_bounds[1].first == doctest::Approx(11.8));
+  CHECK(g.split_bounds[1].second == doctest::Approx(11.7));
+  CHECK(std::isnan(g.best_upper));
+  CHECK(g.has_dual);
+  const std::string text = format_text(compute_tables(set, "primal_subopt", {0.1}, Options{}));
+  CHECK(text.find("2 data splits") != std::string::npos);
+  CHECK(text.find("2 / 1.9; 11.8 / 11.7") != std::string::npos);
+  CHECK(text.find("best upper bound") == std::string::npos);
 }

@@ -54,10 +54,7 @@ std::string tables_html(const json& t, const RunSet& set) {
   for (std::size_t pi = 0; pi < t["problems"].size(); ++pi) {
     const json& p = t["problems"][pi];
     h += fmt::format("<div class=\"tables\" data-problem=\"{}\">", pi);
-    auto bound = [](const json& v) { return v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : std::string("none"); };
-    h += fmt::format("<p>Best upper bound (lowest primal): <b>{}</b>; best lower bound (highest certified dual): "
-                     "<b>{}</b>.",
-                     bound(p["best_upper"]), bound(p["best_lower"]));
+    h += "<p>" + bounds_sentence(p, true);
     if (!p["has_dual"].get<bool>())
       h += " No certified dual: suboptimality is the <b>relative objective</b> (F - F<sub>best</sub>)/F<sub>best</sub>.";
     if (p["approximate"].get<bool>())

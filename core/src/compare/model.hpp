@@ -45,8 +45,12 @@ struct Problem {
   std::string key, label;
   std::vector<std::size_t> runs;     ///< indices into RunSet::runs
   std::vector<std::string> solvers;  ///< solvers present, in RunSet::solvers order
-  double best_upper = kNaN;          ///< lowest primal over all runs
-  double best_lower = kNaN;          ///< highest certified dual over all runs
+  double best_upper = kNaN;          ///< lowest primal over all runs (one data split; else NaN)
+  double best_lower = kNaN;          ///< highest certified dual over all runs (one split; else NaN)
+  /// (lowest primal, highest certified dual) of each exact problem (bound_key: one data split
+  /// and feature draw) in the group, in order of first appearance. Suboptimality is measured
+  /// against a run's own split; bounds of different splits are not comparable with each other.
+  std::vector<std::pair<double, double>> split_bounds;
   bool has_dual = false;             ///< some run recorded a dual value
   bool approximate = false;          ///< some run's primal/dual is only approximate
 };
@@ -158,6 +162,10 @@ DUALGAP_API nlohmann::json compute_tables(const RunSet& set, const std::string& 
                                           const std::vector<double>& eps, const Options& options);
 
 DUALGAP_API std::string format_text(const nlohmann::json& tables);
+/// The reference-bound sentence of one problem of compute_tables (text, or HTML with <b>):
+/// "best upper bound ... best lower bound ..." for one data split, and the bounds of each split
+/// when the repeats drew different splits.
+std::string bounds_sentence(const nlohmann::json& problem, bool html);
 
 /// Formats a CensoredStats JSON object as "median [min, max] reached/total".
 DUALGAP_API std::string format_cell(const nlohmann::json& cell);

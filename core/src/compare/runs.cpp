@@ -299,17 +299,19 @@ void group_runs(RunSet& set) {
   for (Run& run : set.runs) std::tie(run.best_upper, run.best_lower) = bounds[run.bound_key];
 
   for (auto& p : set.problems) {
-    // Shown for the group: the lowest upper and highest lower bound over its exact problems.
-    double upper = kNaN, lower = kNaN;
+    // The group's bounds are those of its exact problems (data splits): with one split they are
+    // the problem's best bounds; with several, each split keeps its own (the lowest primal of one
+    // split and the highest dual of another say nothing about each other).
+    std::vector<std::string> seen;
     for (std::size_t r : p.runs) {
       const Run& run = set.runs[r];
       p.approximate = p.approximate || run.approximate;
-      if (std::isfinite(run.best_upper) && !(run.best_upper >= upper)) upper = run.best_upper;
-      if (std::isfinite(run.best_lower) && !(run.best_lower <= lower)) lower = run.best_lower;
+      p.has_dual = p.has_dual || std::isfinite(run.best_lower);
+      if (std::find(seen.begin(), seen.end(), run.bound_key) != seen.end()) continue;
+      seen.push_back(run.bound_key);
+      p.split_bounds.emplace_back(run.best_upper, run.best_lower);
     }
-    p.best_upper = upper;
-    p.best_lower = lower;
-    p.has_dual = std::isfinite(lower);
+    if (p.split_bounds.size() == 1) std::tie(p.best_upper, p.best_lower) = p.split_bounds.front();
     for (const auto& solver : set.solvers)
       for (std::size_t r : p.runs)
         if (set.runs[r].solver == solver) {

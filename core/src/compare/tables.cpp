@@ -19,6 +19,16 @@ namespace {
 
 json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+json split_bounds_json(const Problem& p) {
+  json out = json::array();
+  for (const auto& [upper, lower] : p.split_bounds) out.push_back({{"best_upper", num(upper)}, {"best_lower", num(lower)}});
+  return out;
+}
+
+std::string bound_text(const json& v) {
+  return v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : std::string("none");
+}
+
 double last_finite(const std::vector<double>& v) {
   for (auto it = v.rbegin(); it != v.rend(); ++it)
     if (std::isfinite(*it)) return *it;
@@ -108,6 +118,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
                {"has_dual", p.has_dual},
                {"best_upper", num(p.best_upper)},
                {"best_lower", num(p.best_lower)},
+               {"split_bounds", split_bounds_json(p)},
                {"y", ry},
                {"y_label", ry.empty() ? std::string("(not available)") : axis_label(ry, options.oracle_cost)},
                {"runs", p.runs.size()},
@@ -205,6 +216,21 @@ std::string format_cell(const json& c) {
   return fmt::format("{} [{}, {}] {}/{}", med, lo, hi, reached, total);
 }
 
+std::string bounds_sentence(const json& p, bool html) {
+  const auto b = [&](const json& v) { return html ? "<b>" + bound_text(v) + "</b>" : bound_text(v); };
+  const json& splits = p["split_bounds"];
+  if (splits.size() <= 1)
+    return fmt::format("{}est upper bound (lowest primal) {}, best lower bound (highest certified dual) {}.",
+                       html ? "B" : "b", b(p["best_upper"]), b(p["best_lower"]));
+  std::string s = fmt::format(
+      "{} data splits (the repeats drew different data): each run's suboptimality is measured against its own "
+      "split's bounds; per split, lowest primal / highest certified dual:",
+      splits.size());
+  for (std::size_t i = 0; i < splits.size(); ++i)
+    s += fmt::format("{} {} / {}", i == 0 ? "" : ";", b(splits[i]["best_upper"]), b(splits[i]["best_lower"]));
+  return s + ".";
+}
+
 std::string format_text(const json& t) {
   std::string s;
   const double k = t.value("oracle_cost", 1.0);
@@ -212,9 +238,7 @@ std::string format_text(const json& t) {
     const json& p = t["problems"][pi];
     s += fmt::format("Problem {}/{}: {}  ({} runs)\n", pi + 1, t["problems"].size(), p["label"].get<std::string>(),
                      p["runs"].get<std::size_t>());
-    auto bound = [](const json& v) { return v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : std::string("none"); };
-    s += fmt::format("  best upper bound (lowest primal) {}, best lower bound (highest certified dual) {}\n",
-                     bound(p["best_upper"]), bound(p["best_lower"]));
+    s += "  " + bounds_sentence(p, false) + "\n";
     if (!p["has_dual"].get<bool>())
       s += "  no certified dual: suboptimality is the relative objective (F - F_best)/F_best\n";
     if (p["approximate"].get<bool>())
