@@ -158,3 +158,46 @@ TEST_CASE("potts_expansion agrees with graph_cut on binary data") {
     }
   }
 }
+
+#ifdef DUALGAP_UNARY_AVX2
+TEST_CASE("unary score kernels: every SIMD level equals the naive dot products (all remainder shapes)") {
+  // The dispatch picks one level per CPU, so the oracle tests above exercise only that one:
+  // here each kernel the CPU can run is called directly, over unit counts 1..9 (the 3/4-unit
+  // blocks and their remainders), class counts 1..27 (the 4/6/8-class blocks, then 2, then 1)
+  // and feature counts that are not multiples of 4 or 8.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> U(-1, 1);
+  const int level = dualgap::detail::unary_simd_level();
+  MESSAGE("SIMD level of this CPU: " << level << " (2: AVX-512F, 1: AVX2+FMA, 0: none)");
+  int checked = 0;
+  for (std::ptrdiff_t units : {1, 2, 3, 4, 5, 7, 9})
+    for (int K : {1, 2, 3, 5, 8, 13, 26, 27})
+      for (std::ptrdiff_t d : {1, 3, 4, 7, 8, 13, 128, 131}) {
+        std::vector<double> X(static_cast<std::size_t>(units * d)), W(static_cast<std::size_t>(K * d));
+        for (auto& v : X) v = U(rng);
+        for (auto& v : W) v = U(rng);
+        std::vector<double> ref(static_cast<std::size_t>(units * K));
+        for (std::ptrdiff_t u = 0; u < units; ++u)
+          for (int k = 0; k < K; ++k) {
+            double s = 0;
+            for (std::ptrdiff_t j = 0; j < d; ++j) s += X[u * d + j] * W[k * d + j];
+            ref[static_cast<std::size_t>(u * K + k)] = s;
+          }
+        auto check = [&](const std::vector<double>& got) {
+          for (std::size_t q = 0; q < ref.size(); ++q) REQUIRE(got[q] == doctest::Approx(ref[q]).epsilon(1e-12));
+          ++checked;
+        };
+        std::vector<double> S(ref.size(), 1e300);
+        if (level >= 1) {
+          dualgap::detail::unary_scores_avx2(X.data(), W.data(), units, K, d, S.data());
+          check(S);
+        }
+        if (level >= 2) {
+          std::fill(S.begin(), S.end(), 1e300);
+          dualgap::detail::unary_scores_avx512(X.data(), W.data(), units, K, d, S.data());
+          check(S);
+        }
+      }
+  CHECK(checked == (level >= 2 ? 2 : level) * 7 * 8 * 8);
+}
+#endif
