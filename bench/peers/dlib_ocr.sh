@@ -35,19 +35,4 @@ YAML
 echo "== dualgap (1 job at a time)"
 "$BUILD/bin/dualgap" run "$OUT/ocr-count.yaml" --out "$OUT/res" --jobs 1 --no-report | tail -2
 
-python3 - "$OUT" <<'PY'
-import glob, json, os, sys
-out = sys.argv[1]
-dlib = [json.loads(l) for l in open(os.path.join(out, "dlib.jsonl")) if l.strip()]
-print("\n%-10s %-10s %12s %14s %10s" % ("dlib eps", "primal", "dlib time s", "dualgap solver", "time s"))
-for run in sorted(glob.glob(os.path.join(out, "res", "*", "*", "run.json"))):
-    r = json.load(open(run)); c = r["curve"]; name = os.path.basename(os.path.dirname(run))
-    for d in dlib:
-        t = next((c["time"][k] for k in range(len(c["time"]))
-                  if c["primal"][k] is not None and c["primal"][k] <= d["primal"]), None)
-        ratio = "" if t is None else "  (%.3fx dlib)" % (t / d["time_s"])
-        print("%-10g %-10.4f %12.2f %14s %10s%s" % (d["eps"], d["primal"], d["time_s"], name,
-              "not reached" if t is None else "%.2f" % t, ratio))
-    print("  %s: final primal %.4f after %.1f s, %d exact oracle calls" %
-          (name, r["summary"]["primal"], r["summary"]["time"], r["summary"]["oracle_calls"]))
-PY
+python3 "$(dirname "$0")/dlib_peer_summary.py" "$OUT"
