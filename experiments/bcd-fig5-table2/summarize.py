@@ -37,34 +37,13 @@ def first_time(curve, target):
     """Solver time of the first checkpoint whose test accuracy is >= target (None: never)."""
     return next((t for t, a in zip(*curve) if t is not None and a is not None and a >= target), None)
 
-# Time to comparable accuracy: for every lambda and every pair (squared hinge, logistic) of
-# loss/solver, the target is the lower of the two final test accuracies (so both reach it);
-# the ratio is logistic's time to it over the squared hinge's.
+# Time to comparable accuracy, squared hinge against logistic, across the lambda grid (each
+# loss at its own best lambdas: the losses' scales differ, so equal lambdas are not comparable
+# models). Target = the lower of the two losses' best final accuracies; each loss's time = the
+# shortest, over its lambdas, solver time to the first checkpoint at or above the target.
 hinge = [k for k in rows if k[0] == "multiclass_sq_hinge"]
 logi = [k for k in rows if k[0] == "multiclass_logistic"]
 if hinge and logi:
-    print()
-    print("Time to comparable accuracy (target = the lower of the two final test accuracies)")
-    print(f"{'lambda':>9s} {'sq.hinge':8s} {'logistic':8s} {'target%':>7s} {'t_hinge':>8s} {'t_logistic':>10s} {'ratio':>6s}")
-    lams = sorted({x[0] for k in rows for x in rows[k]}, reverse=True)
-    for lam in lams:
-        for h in hinge:
-            for g in logi:
-                ch, cg = curves.get((h[0], h[1], lam)), curves.get((g[0], g[1], lam))
-                if not ch or not cg:
-                    continue
-                fa = [next((a for a in reversed(c[1]) if a is not None), None) for c in (ch, cg)]
-                if None in fa:
-                    continue
-                target = min(fa)
-                th, tg = first_time(ch, target), first_time(cg, target)
-                ratio = f"{tg / th:6.1f}" if th and tg else "     -"
-                print(f"{lam:9.3g} {h[1]:8s} {g[1]:8s} {100 * target:7.2f} {th or 0:8.3f} {tg or 0:10.3f} {ratio}")
-
-    # Across the lambda grid (each loss at its own best lambdas: the losses' scales differ, so
-    # equal lambdas are not comparable models). Target = the lower of the two losses' best
-    # final accuracies; each loss's time = the shortest, over its lambdas, solver time to the
-    # first checkpoint at or above the target.
     print()
     print("Across lambdas: fastest time to the lower of the two best accuracies")
     print(f"{'sq.hinge':8s} {'logistic':8s} {'best_h%':>7s} {'best_l%':>7s} {'target%':>7s} "

@@ -46,22 +46,10 @@ class WorkingSets {
     w.alpha[a] = std::max(0.0, w.alpha[a] - gamma);
     w.alpha[s] += gamma;
   }
-  /// Among planes holding weight > 0, the one minimizing score(y) + offset (the away vertex of
-  /// pairwise Frank-Wolfe); size(i) if no plane holds weight.
-  std::size_t argmin_weighted(const DualState& st, std::size_t i, const double* S) const {
-    const Set& s = sets_[i];
-    std::size_t worst = s.offset.size();
-    double worst_v = 0;
-    for (std::size_t p = 0; p < s.offset.size(); ++p) {
-      if (!(s.alpha[p] > 0)) continue;
-      const double v = st.score(i, labels(i, p), S) + s.offset[p];
-      if (worst == s.offset.size() || v < worst_v) worst_v = v, worst = p;
-    }
-    return worst;
-  }
 
-  /// argmax(st, i, S) and argmin_weighted(st, i, S) in one scan (each plane scored once; the
-  /// same choices, ties included). Requires size(i) > 0.
+  /// In one scan (each plane scored once): best = argmax(st, i, S); away = among planes holding
+  /// weight > 0, the one minimizing score(y) + offset (the away vertex of pairwise Frank-Wolfe),
+  /// size(i) if none holds weight. First index wins ties. Requires size(i) > 0.
   void best_and_away(const DualState& st, std::size_t i, const double* S, std::size_t& best,
                      std::size_t& away) const {
     const Set& s = sets_[i];

@@ -110,23 +110,20 @@ class CalibratedLs final : public Solver {
       // (18) residual fit with the factored Sigma.
       const DenseMatrix R = Y - Yhat;
       Eigen::MatrixXd W = M.solve(X.xt(R));
-      DenseMatrix G;
+      DenseMatrix DW;
+      X.mul(W, DW, false);
+      if (oof) Yhat_oof += R - oof->out_of_fold(R - DW);  // out-of-fold ytilde
+      Yhat += DW;                                          // ytilde
+      // (19) calibration on G(ytilde) (crossfit: on the out-of-fold G, the map then applied to
+      // both chains) and projection onto the simplex.
+      const DenseMatrix G = lsr::calibration_basis(Yhat, powers_);
       Eigen::MatrixXd Wc;
       if (oof) {
-        DenseMatrix DW;
-        X.mul(W, DW, false);
-        Yhat_oof += R - oof->out_of_fold(R - DW);  // out-of-fold ytilde
-        Yhat += DW;
-        // (19) on the out-of-fold predictions; the map is applied to both chains.
         const DenseMatrix Go = lsr::calibration_basis(Yhat_oof, powers_);
         Wc = lsr::ls_fit(Go, Y, rel_ridge_);
         Yhat_oof.noalias() = Go * Wc;
         lsr::project_rows_simplex(Yhat_oof);
-        G = lsr::calibration_basis(Yhat, powers_);
       } else {
-        X.mul(W, Yhat, true);
-        // (19) calibration on G(ytilde) and projection onto the simplex.
-        G = lsr::calibration_basis(Yhat, powers_);
         Wc = lsr::ls_fit(G, Y, rel_ridge_);
       }
       Yhat.noalias() = G * Wc;

@@ -162,7 +162,6 @@ class FoldOutResiduals {
     }
     return out;
   }
-  int folds() const { return static_cast<int>(rows_.size()); }
 
  private:
   std::vector<std::vector<Eigen::Index>> rows_;
