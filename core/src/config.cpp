@@ -385,7 +385,20 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     for (auto& [key, value] : point.items()) set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", doc.locate("/sweep"), key));
 
     // validate the shared sections
-    json data = validate_plugin_section(doc, cfg["data"], "/data", Kind::dataset, "data", reg);
+    // `validation: F` is the core's, not the plugin's: hold out F of the training set as the
+    // evaluation set (the test set is dropped), for choosing hyperparameters without the test set.
+    json data_section = cfg["data"];
+    json validation = nullptr;
+    if (data_section.is_object() && data_section.contains("validation")) {
+      validation = data_section["validation"];
+      data_section.erase("validation");
+      if (!validation.is_number() || !(validation.get<double>() > 0.0 && validation.get<double>() < 1.0))
+        throw ConfigError(fmt::format("{}: data: 'validation' must be a number in (0, 1) (the fraction of the training "
+                                      "set held out as the evaluation set), got {}",
+                                      doc.locate("/data/validation"), validation.dump()));
+    }
+    json data = validate_plugin_section(doc, data_section, "/data", Kind::dataset, "data", reg);
+    if (!validation.is_null()) data["validation"] = validation;
     json features = json::array();
     if (cfg.contains("features") && !cfg["features"].is_null()) {
       if (!cfg["features"].is_array())

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <thread>
 
+#include "dualgap/data_utils.hpp"
 #include "recorder.hpp"
 #include "util.hpp"
 
@@ -162,6 +163,18 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     Data data = ds->load(dctx);
     data.train.check(dp.path + " (train split)");
     if (data.test.num_units() > 0) data.test.check(dp.path + " (test split)");
+    if (cfg["data"].contains("validation")) {
+      // Hold out a stratified part of train as the evaluation set; the test set is never seen.
+      const double frac = cfg["data"]["validation"].get<double>();
+      auto [tr, va] = split_indices(data.train, frac, derive_seed(dctx.seed, "validation", 0), true, false);
+      if (tr.empty() || va.empty())
+        throw DataError(fmt::format("data.validation = {}: the training set of {} examples leaves an empty {} side",
+                                    frac, data.train.num_examples(), tr.empty() ? "training" : "validation"));
+      info["validation"] = {{"fraction", frac}, {"train_examples", tr.size()}, {"validation_examples", va.size()},
+                            {"test_examples_dropped", data.test.num_examples()}};
+      data.test = data.train.select(va);
+      data.train = data.train.select(tr);
+    }
     info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
     // feature chain, fitted on train only
     t0 = Clock::now();

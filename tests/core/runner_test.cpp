@@ -88,3 +88,39 @@ TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 
   CHECK(b.output.find("bad.yaml:4:46: solver 'ok' (plugin test_solver): parameter 'behaviour' = 'dance' is not one of: "
                       "converge, crash, throw, loop, nan, budget") != std::string::npos);
 }
+
+TEST_CASE("data.validation holds out a stratified part of train as the evaluation set and drops the test set") {
+  TempDir dir;
+  auto yaml = [](const std::string& validation) {
+    return "name: val\n"
+           "data: {plugin: synthetic_multiclass, n: 40, n_test: 25, d: 3, K: 4" + validation + "}\n"
+           "solvers:\n  - {name: a, plugin: test_solver}\n  - {name: b, plugin: test_solver}\n"
+           "stop: {max_passes: 2}\n";
+  };
+  write_text(dir.path / "exp.yaml", yaml(", validation: 0.25"));
+  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string(), kEnv);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  auto a = read_json(dir.path / "res" / "val" / "a__r0" / "run.json")["data_info"];
+  auto b = read_json(dir.path / "res" / "val" / "b__r0" / "run.json")["data_info"];
+  CHECK(a["validation"]["fraction"] == 0.25);
+  CHECK(a["validation"]["train_examples"] == 30);
+  CHECK(a["validation"]["validation_examples"] == 10);
+  CHECK(a["validation"]["test_examples_dropped"] == 25);
+  CHECK(a["train"]["examples"] == 30);
+  CHECK(a["test"]["examples"] == 10);  // the evaluation set is the held-out part, not the test file
+  CHECK(a["validation"] == b["validation"]);  // every solver of a repeat sees the same hold-out
+  // Without the key the runs are as before (no validation entry, the test set is used).
+  write_text(dir.path / "plain.yaml", yaml(""));
+  auto p = run_cli("run " + (dir.path / "plain.yaml").string() + " --no-report --out " + (dir.path / "res2").string(), kEnv);
+  REQUIRE(p.code == 0);
+  auto plain = read_json(dir.path / "res2" / "val" / "a__r0" / "run.json")["data_info"];
+  CHECK(!plain.contains("validation"));
+  CHECK(plain["test"]["examples"] == 25);
+  // A fraction outside (0, 1) is a configuration error at its line and column.
+  write_text(dir.path / "bad.yaml", yaml(", validation: 1.5"));
+  auto bad = run_cli("validate " + (dir.path / "bad.yaml").string(), kEnv);
+  CHECK(bad.code == 2);
+  CHECK(bad.output.find("bad.yaml:2:") != std::string::npos);
+  CHECK(bad.output.find("'validation' must be a number in (0, 1)") != std::string::npos);
+}
