@@ -201,13 +201,30 @@ TEST_CASE("censoring: runs that never reach eps count as '> budget'") {
   CHECK(s.min == 1);
   CHECK(s.max == 10);
   CHECK(s.max_censored);
-  // 1 of 3 reached: median censored at the smallest budget among the censored
+  // 1 of 3 reached: the median is censored at the middle lower bound (5)
   auto c = censored_stats({{true, 1}, {false, 7}, {false, 5}});
   CHECK(c.median_censored);
   CHECK(c.median == 5);
   json cell = {{"total", 3}, {"reached", 1}, {"median", 5.0}, {"median_censored", true},
                {"min", 1.0}, {"max", 7.0}, {"max_censored", true}};
   CHECK(format_cell(cell) == ">5 [1, >7] 1/3");
+  // Budgets differ (a time budget ends runs at different passes): a run censored at 7521 may lie
+  // below another's reached 7779, so the median is only bounded below (by 7770, the middle lower
+  // bound) and the max is at least the reached 7779, not the largest budget 7770.
+  auto mixed = censored_stats({{false, 7521}, {true, 7779}, {false, 7770}});
+  CHECK(mixed.median_censored);
+  CHECK(mixed.median == 7770);
+  CHECK(mixed.max == 7779);
+  CHECK(mixed.max_censored);
+  CHECK(mixed.min == 7779);
+  // A run censored between two reached values makes the median uncertain: it lies in (1.5, 2].
+  auto high = censored_stats({{true, 1}, {true, 2}, {false, 1.5}});
+  CHECK(high.median_censored);
+  CHECK(high.median == 1.5);
+  // Censored beyond the middle pair: exact.
+  auto even = censored_stats({{true, 1}, {true, 2}, {true, 4}, {false, 5}});
+  CHECK_FALSE(even.median_censored);
+  CHECK(even.median == 3);
   // none reached
   auto n = censored_stats({{false, 3}, {false, 4}});
   CHECK(n.reached == 0);
@@ -252,9 +269,13 @@ TEST_CASE("tables: censored runs are kept, failures and timeouts counted") {
   CHECK(cell["total"] == 3);
   CHECK(cell["reached"] == 2);
   CHECK(cell["max_censored"] == true);
-  CHECK(cell["max"] == 4);  // its budget: last recorded pass
+  // The censored run stopped at pass 4, before the others reached eps (at 44 and 49): the max is at
+  // least the largest reached value, not that early budget.
+  CHECK(cell["max"] == 49);
+  CHECK(cell["median_censored"] == true);  // the censored run may lie between the two reached
   const std::string text = format_text(t);
-  CHECK(text.find(">4") != std::string::npos);
+  INFO(text);
+  CHECK(text.find(">44 [44, >49] 2/3") != std::string::npos);
   CHECK(text.find("timeout") != std::string::npos);
   CHECK(t["runs"].size() == 6);
 }

@@ -148,10 +148,10 @@ DUALGAP_API Hit first_reach(const std::vector<double>& x, const std::vector<doub
 struct CensoredStats {
   int total = 0, reached = 0;
   double median = kNaN;
-  bool median_censored = false;  ///< median > `median` (more than half never reached)
+  bool median_censored = false;  ///< median > `median` (its lower bound; censored runs decide it)
   double min = kNaN;             ///< smallest reached value (NaN when none reached)
   double max = kNaN;
-  bool max_censored = false;     ///< max > `max` (largest budget of a censored run)
+  bool max_censored = false;     ///< max > `max` (some run censored; `max` = largest value or budget)
 };
 
 DUALGAP_API CensoredStats censored_stats(const std::vector<Hit>& hits);

@@ -1,11 +1,12 @@
 // Epsilon tables with censoring, final values, status counts; text formatting.
 //
 // A run that never reaches eps is not dropped: it contributes a censored value "> budget",
-// its last recorded x. Order statistics put censored runs after every reached one, so a
-// median that falls on them is reported as "> smallest budget among the censored" (true: more
+// its last recorded x. Order statistics are bounded from both sides (see censored_stats), so a
+// median that falls on them is reported as "> its lower bound" (true: more
 // than half the runs lie above that budget).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -72,33 +73,33 @@ Hit first_reach(const std::vector<double>& x, const std::vector<double>& y, doub
 }
 
 CensoredStats censored_stats(const std::vector<Hit>& hits) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   CensoredStats s;
   s.total = static_cast<int>(hits.size());
   if (hits.empty()) return s;
-  std::vector<double> reached, censored;
-  for (const auto& h : hits) (h.reached ? reached : censored).push_back(h.value);
-  std::sort(reached.begin(), reached.end());
-  std::sort(censored.begin(), censored.end());
+  // A censored value v means "more than v", a reached one is exact. The k-th order statistic
+  // lies between the k-th smallest lower bound (every value as given) and the k-th smallest
+  // upper bound (censored = +inf); a statistic is exact when the two agree, otherwise it is
+  // reported as "more than" its lower bound. (Runs with different budgets can be censored below
+  // a value another run reached, so censored runs are not simply "after" the reached ones.)
+  std::vector<double> lower, upper;
+  std::vector<double> reached;
+  for (const auto& h : hits) {
+    lower.push_back(h.value);
+    upper.push_back(h.reached ? h.value : kInf);
+    if (h.reached) reached.push_back(h.value);
+  }
+  std::sort(lower.begin(), lower.end());
+  std::sort(upper.begin(), upper.end());
   s.reached = static_cast<int>(reached.size());
-  if (!reached.empty()) s.min = reached.front();
-  if (!censored.empty()) {
-    s.max = censored.back();
-    s.max_censored = true;
-  } else {
-    s.max = reached.back();
-  }
-  const std::size_t n = hits.size(), r = reached.size();
-  // Order: reached ascending, then censored (unknown values, all beyond the reached ones).
-  if (n % 2 == 1) {
-    const std::size_t m = n / 2;
-    if (m < r) s.median = reached[m];
-    else s.median_censored = true;
-  } else {
-    const std::size_t m = n / 2;  // middle pair m-1, m
-    if (m < r) s.median = 0.5 * (reached[m - 1] + reached[m]);
-    else s.median_censored = true;
-  }
-  if (s.median_censored) s.median = censored.front();
+  if (!reached.empty()) s.min = *std::min_element(reached.begin(), reached.end());
+  s.max = lower.back();
+  s.max_censored = upper.back() == kInf;
+  const std::size_t n = hits.size(), m = n / 2;
+  const double lo = n % 2 == 1 ? lower[m] : 0.5 * (lower[m - 1] + lower[m]);
+  const double hi = n % 2 == 1 ? upper[m] : 0.5 * (upper[m - 1] + upper[m]);
+  s.median = lo;
+  s.median_censored = hi != lo;
   return s;
 }
 
