@@ -4,6 +4,8 @@
   summarize.py fig12 [--repeats N] RESULTS_DIR...
                                       mean test error per solver at iterations 10, 50, 100, ..., last
                                       (--repeats N: only repeats 0..N-1, e.g. those every solver ran)
+  summarize.py csel RESULTS_DIR...    C selection: mean (std) final held-out error per solver and
+                                      C = 1 / problem.lambda over repeats; the lowest per solver
   summarize.py fig6 RESULTS_DIR...    per experiment directory: time for each solver to come within
                                       1e-3..1e-6 (relative) of L-BFGS-B's final master objective
 """
@@ -45,8 +47,15 @@ def fig12(dirs):
     for _, r in runs(dirs):
         if max_rep is not None and r["config"].get("repeat", 0) >= max_rep:
             continue
-        by[solver_name(r)].append(r["curve"])
+        lam = r["config"].get("problem_resolved", {}).get("lambda")
+        by[(solver_name(r), lam)].append(r["curve"])
         data = r["experiment"]
+    # With a sweep over lambda (each solver at its own selected C), name the rows "solver, C = ..."
+    # (solvers whose curves do not depend on C, like AdaBoost, are listed once per C).
+    if len({lam for _, lam in by}) > 1:
+        by = {f"{s}, C = {1 / lam:.0e}": cs for (s, lam), cs in by.items()}
+    else:
+        by = {s: cs for (s, _), cs in by.items()}
     last = max(max(c["passes"]) for cs in by.values() for c in cs)
     marks = [m for m in (10, 20, 50, 100, 200, 500) if m < last] + [last]
     print(f"# {data}: mean (std) test error % over repeats"
@@ -64,6 +73,31 @@ def fig12(dirs):
         row.append(f"{statistics.mean(pr):.4g}" if pr else "-")
         row.append(f"{statistics.mean(gp):.3g}" if gp else "-")
         print(f"| {s} | {len(cs)} | " + " | ".join(row) + " |")
+
+
+def csel(dirs):
+    by = defaultdict(list)
+    data = None
+    for _, r in runs(dirs):
+        lam = r["config"]["problem_resolved"]["lambda"]
+        errs = [v for v in r["curve"].get("test_error", []) if v is not None]
+        if errs:
+            by[(solver_name(r), 1.0 / lam)].append(errs[-1] * 100)
+        data = r["experiment"]
+    solvers = sorted({s for s, _ in by})
+    Cs = sorted({c for _, c in by})
+    print(f"# {data}: final held-out error % (mean (std) over repeats) by C = 1/lambda")
+    print("| C | " + " | ".join(solvers) + " |")
+    print("|---" * (len(solvers) + 1) + "|")
+    for c in Cs:
+        cells = []
+        for s in solvers:
+            v = by.get((s, c), [])
+            cells.append(f"{statistics.mean(v):.2f} ({statistics.pstdev(v):.2f}), n={len(v)}" if v else "-")
+        print(f"| {c:.0e} | " + " | ".join(cells) + " |")
+    for s in solvers:
+        best = min((statistics.mean(v), c) for (t, c), v in by.items() if t == s)
+        print(f"lowest for {s}: C = {best[1]:.0e} ({best[0]:.2f} %)")
 
 
 TOLS = (1e-3, 1e-4, 1e-5, 1e-6)
@@ -115,4 +149,4 @@ def fig6(dirs):
 
 
 if __name__ == "__main__":
-    {"fig12": fig12, "fig6": fig6}[sys.argv[1]](sys.argv[2:])
+    {"fig12": fig12, "fig6": fig6, "csel": csel}[sys.argv[1]](sys.argv[2:])
