@@ -20,6 +20,12 @@ void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
 
 double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
 
+double extra(const dualgap::Metrics& m, const std::string& name) {
+  for (const auto& [k, v] : m.extra)
+    if (k == name) return v;
+  return std::nan("");
+}
+
 }  // namespace
 
 TEST_CASE("multiclass oracle equals brute force (dense and sparse, loss-augmented and not)") {
@@ -219,7 +225,7 @@ TEST_CASE("long examples: the dense-change norm gives the same run as the Gram-m
   data.train = sequences(4, 66, 72, 3, 3, 71);
   auto oracle = multiclass();
   OracleCounters c1, c2;
-  const json base{{"multiplane", true}, {"auto_rule", false}, {"M", 3}, {"sample", "cyclic"}};
+  const json base{{"multiplane", true}, {"auto_rule", false}, {"M", 3}, {"sample", "cyclic"}, {"blocks", "marginals"}};
   json gram = base, dense = base;
   gram["gram_max_units"] = 100;
   dense["gram_max_units"] = 0;
@@ -233,6 +239,96 @@ TEST_CASE("long examples: the dense-change norm gives the same run as the Gram-m
     CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
   }
   CHECK(*a->rows.back().m.dual > *a->rows[1].m.dual);
+}
+
+TEST_CASE("dense blocks give the same runs as marginal tables (all four variants), and auto picks them for long examples") {
+  // 30-40 units of 4 features, K = 3 (dim 12): the case dense blocks are for (many units, small
+  // w). A dense step uses plane vectors A_i^T e(y) and O(dim) arithmetic, a marginal one the unary
+  // score table; same random orders (same seed), fixed approximate passes (no timing rule).
+  Data data;
+  data.train = sequences(12, 30, 40, 4, 3, 73);
+  auto oracle = multiclass();
+  const json variants[] = {
+      json::object(),
+      json{{"averaging", true}},
+      json{{"multiplane", true}, {"auto_rule", false}, {"M", 4}, {"T", 3}},
+      json{{"multiplane", true}, {"averaging", true}, {"auto_rule", false}, {"M", 4}, {"N", 2}},
+  };
+  for (const auto& v : variants) {
+    CAPTURE(v.dump());
+    json mj = v, dj = v, aj = v;
+    mj["blocks"] = "marginals";
+    dj["blocks"] = "dense";
+    OracleCounters c1, c2, c3;
+    auto a = run_bcfw(data, *oracle, 0.1, mj, 60, 0, &c1, 10);
+    auto b = run_bcfw(data, *oracle, 0.1, dj, 60, 0, &c2, 10);
+    auto c = run_bcfw(data, *oracle, 0.1, aj, 60, 0, &c3, 10);
+    check_primal_ge_dual(*b);
+    REQUIRE(a->rows.size() == b->rows.size());
+    for (std::size_t r = 0; r < a->rows.size(); ++r) {
+      CHECK(*a->rows[r].m.primal == doctest::Approx(*b->rows[r].m.primal).epsilon(1e-9));
+      CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
+      CHECK(*b->rows[r].m.dual == *c->rows[r].m.dual);  // auto chose dense here
+    }
+    CHECK(extra(a->rows.back().m, "dense_blocks") == 0.0);
+    CHECK(extra(b->rows.back().m, "dense_blocks") == 1.0);
+    CHECK(c1.approx_calls == c2.approx_calls);
+    CHECK(*b->rows.back().m.dual > *b->rows[1].m.dual);
+  }
+}
+
+TEST_CASE("graph cut with a Potts constant: dense blocks and marginal tables reach the QP optimum on the same path") {
+  // Tiny 2 x 3 grids (64 labelings each: the independent QP enumerates them); the Potts term
+  // enters the planes' offsets, so this checks the constants on both block representations.
+  auto ds = dualgap::test::make<dualgap::DatasetPlugin>(
+      Kind::dataset, "synthetic_grid",
+      json{{"n_train", 8}, {"n_test", 0}, {"height", 2}, {"width", 3}, {"d", 2}, {"noise", 1.0}});
+  dualgap::DatasetContext dctx;
+  dctx.seed = 75;
+  Data data = ds->load(dctx);
+  auto oracle = dualgap::test::make<StructuredOracle>(Kind::oracle, "graph_cut", json{{"beta", 0.3}});
+  const double lambda = 1.0 / 8;
+  const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 100000);
+  REQUIRE(qp.primal - qp.dual < 1e-5);  // FISTA's own certificate
+  // (variant, same path expected, gap tolerance): the automatic rule reads the clock, so with it
+  // the two representations may take different numbers of approximate passes.
+  const std::tuple<json, bool, double> variants[] = {
+      {json::object(), true, 3e-3},
+      {json{{"multiplane", true}, {"auto_rule", false}, {"M", 3}}, true, 1e-3},
+      {json{{"multiplane", true}}, false, 1e-3},
+  };
+  for (const auto& [v, same_path, tol] : variants) {
+    CAPTURE(v.dump());
+    json mj = v, dj = v;
+    mj["blocks"] = "marginals";
+    dj["blocks"] = "dense";
+    OracleCounters c1, c2;
+    auto a = run_bcfw(data, *oracle, lambda, mj, 2000, 1e-6, &c1, 10);
+    auto b = run_bcfw(data, *oracle, lambda, dj, 2000, 1e-6, &c2, 10);
+    check_primal_ge_dual(*b, 1e-12);
+    if (same_path) {
+      REQUIRE(a->rows.size() == b->rows.size());
+      for (std::size_t r = 0; r < a->rows.size(); ++r)
+        CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
+    }
+    for (const auto* rec : {a.get(), b.get()}) {
+      CHECK(final_gap(*rec) < tol);
+      CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-10);
+      CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
+      CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
+    }
+  }
+}
+
+TEST_CASE("dense blocks are refused with transition features and with inner steps") {
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw",
+                                           json{{"multiplane", true}, {"blocks", "dense"}, {"inner_steps", 2}}));
+  Data data;
+  data.train = sequences(4, 2, 3, 3, 3, 74);
+  BruteChainOracle oracle;  // uses transitions
+  OracleCounters c;
+  CHECK_THROWS_WITH(run_bcfw(data, oracle, 0.1, json{{"blocks", "dense"}}, 5, 0, &c),
+                    doctest::Contains("transition"));
 }
 
 // ---- options beyond the paper: block-local steps over W_i (inner_steps) and gap sampling ----

@@ -27,6 +27,7 @@ using dualgap::Metrics;
 
 enum class Sampling { permutation, uniform, cyclic, gap };
 enum class Inner { pairwise, fw };
+enum class Blocks { automatic, marginals, dense };
 
 struct Options {
   bool multiplane = false;
@@ -41,6 +42,7 @@ struct Options {
   int gap_refresh = 10;  ///< sample: gap -- every gap_refresh-th exact pass is a full permutation
   int inner_steps = 0;  ///< block-local steps over W_i after every block step
   Inner inner = Inner::pairwise;
+  Blocks blocks = Blocks::automatic;
 
   explicit Options(const dualgap::Params& p)
       : multiplane(p.get<bool>("multiplane")),
@@ -66,6 +68,13 @@ struct Options {
     else if (in == "fw") inner = Inner::fw;
     else throw dualgap::ParamError("bcfw: inner must be pairwise or fw, got '" + in + "'");
     if (inner_steps < 0) throw dualgap::ParamError("bcfw: need inner_steps >= 0");
+    const auto bl = p.get<std::string>("blocks");
+    if (bl == "auto") blocks = Blocks::automatic;
+    else if (bl == "marginals") blocks = Blocks::marginals;
+    else if (bl == "dense") blocks = Blocks::dense;
+    else throw dualgap::ParamError("bcfw: blocks must be auto, marginals or dense, got '" + bl + "'");
+    if (blocks == Blocks::dense && inner_steps > 0)
+      throw dualgap::ParamError("bcfw: inner_steps needs blocks: marginals (or auto)");
     if (inner_steps > 0 && !working_sets())
       throw dualgap::ParamError("bcfw: inner_steps > 0 needs working sets (multiplane: true, N > 0)");
   }
@@ -94,12 +103,26 @@ class Bcfw final : public dualgap::Solver {
     DualState st(ex, *oracle, lambda, opt_.gram_max_units);
     WorkingSets ws(ex);
     const Eigen::Index dim = st.w.size();
+    // Dense blocks when a plane's feature vector is much smaller than the unit features it sums
+    // (a step then costs O(dim), not O(units x d)), and n x dim doubles stay small.
+    const double mean_units = static_cast<double>(ex.num_units()) / static_cast<double>(n);
+    const bool dense =
+        opt_.blocks == Blocks::dense ||
+        (opt_.blocks == Blocks::automatic && !oracle->uses_transitions() && opt_.inner_steps == 0 &&
+         8.0 * static_cast<double>(dim) <= mean_units * static_cast<double>(ex.num_features()) &&
+         static_cast<double>(n) * static_cast<double>(dim) * 8.0 <= 256.0 * (1 << 20));
+    if (dense) {
+      st.enable_dense();
+      if (opt_.working_sets()) ws.keep_vectors(static_cast<std::size_t>(dim));
+    }
+    std::vector<double> pvec(dense ? static_cast<std::size_t>(dim) : 0);
     Average avg_exact(opt_.averaging ? dim : 0), avg_approx(opt_.averaging && opt_.multiplane ? dim : 0);
     if (opt_.working_sets())
       for (std::size_t i = 0; i < n; ++i) {  // Algorithm 3, line 3: W_i = {phi^i} = {phi^{i y_i}}
         const int* yi = ex.y.data() + ex.unit_begin(i);
         const double off = oracle->loss(ex, i, yi) + oracle->constant(ex, i, yi) - st.truth_constant(i);
-        ws.set_weight(i, ws.add(i, yi, off, 0, static_cast<std::size_t>(opt_.N)), 1.0);
+        if (dense) st.plane_vector(i, yi, pvec.data());
+        ws.set_weight(i, ws.add(i, yi, off, 0, static_cast<std::size_t>(opt_.N), dense ? pvec.data() : nullptr), 1.0);
       }
 
     std::mt19937_64 rng(ctx.seed);
@@ -190,6 +213,7 @@ class Bcfw final : public dualgap::Solver {
         }
         m.test_error = static_cast<double>(twrong) / static_cast<double>(test.num_units());
       }
+      m.set("dense_blocks", dense ? 1.0 : 0.0);
       if (opt_.multiplane) {
         m.set("working_set", ws.mean_size());
         m.set("approx_passes", approx_passes_last);
@@ -251,12 +275,19 @@ class Bcfw final : public dualgap::Solver {
         if (t + 1 < n) prefetch_example(ex, order[t + 1]);
         oracle->max_oracle(ex, i, st.w, lab, scores);
         const double offset = lab.loss + lab.constant - st.truth_constant(i);
-        const double gamma = st.step(i, lab.labels.data(), offset, scores.data());
+        double gamma;
+        if (dense) {
+          st.plane_vector(i, lab.labels.data(), pvec.data());
+          gamma = st.step_dense(i, pvec.data(), offset);
+        } else {
+          gamma = st.step(i, lab.labels.data(), offset, scores.data());
+        }
         changed |= gamma > 0;
         block_gap[i] = st.last_gap();
         after_step(true);
         if (opt_.working_sets()) {
-          ws.fw_update(i, ws.add(i, lab.labels.data(), offset, iteration, static_cast<std::size_t>(opt_.N)),
+          ws.fw_update(i, ws.add(i, lab.labels.data(), offset, iteration, static_cast<std::size_t>(opt_.N),
+                                 dense ? pvec.data() : nullptr),
                        gamma);
           if (opt_.inner_steps > 0) inner_steps(i, iteration);
         }
@@ -277,13 +308,22 @@ class Bcfw final : public dualgap::Solver {
             const std::size_t i = order[t];
             if (t + 1 < n) prefetch_example(ex, order[t + 1]);
             std::size_t best;
-            {
-              dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
-              dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
-              best = ws.argmax(st, i, scores.data());
+            if (dense) {
+              {
+                dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+                best = ws.argmax_dense(i, st.w.data());
+              }
+              ws.mark_active(i, best, iteration);
+              ws.fw_update(i, best, st.step_dense(i, ws.vec(i, best), ws.offset(i, best)));
+            } else {
+              {
+                dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+                dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
+                best = ws.argmax(st, i, scores.data());
+              }
+              ws.mark_active(i, best, iteration);
+              ws.fw_update(i, best, st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data()));
             }
-            ws.mark_active(i, best, iteration);
-            ws.fw_update(i, best, st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data()));
             after_step(false);
             if (opt_.inner_steps > 0) inner_steps(i, iteration);
           }
@@ -364,6 +404,11 @@ dualgap::PluginDescription describe() {
                  "block-local steps over the working set W_i after every block step (0 = the paper's "
                  "algorithms; needs multiplane); each is counted as an approximate oracle call",
                  0.0),
+       choice_param("blocks", "auto", {"auto", "marginals", "dense"},
+                    "dual block storage: units x K marginal tables (steps cost O(touched units x d)), dense "
+                    "feature-space vectors of dim doubles per block and per working-set plane (steps cost "
+                    "O(dim); no transition features, no inner_steps), or auto: dense when 8 dim <= mean "
+                    "units x d and n dim doubles fit in 256 MB, without transitions and inner_steps"),
        choice_param("inner", "pairwise", {"pairwise", "fw"},
                     "kind of the block-local steps: pairwise (move weight from the worst plane holding "
                     "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane")});

@@ -7,10 +7,13 @@
 // iteration at which it was last active (returned as argmax by an exact or approximate call).
 // A multi-class plane is one int. Scoring a plane needs only the unary score table of w for
 // example i (computed once per call), so one approximate call costs O(units_i K d + |W_i| units_i).
+// With dense blocks (DualState::enable_dense) each plane also keeps its feature vector
+// A_i^T e(y) (dim doubles) and an approximate call is |W_i| dot products of length dim.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "dual_state.hpp"
@@ -20,6 +23,10 @@ namespace dualgap_bcfw {
 class WorkingSets {
  public:
   explicit WorkingSets(const Examples& ex) : ex_(ex), sets_(ex.num_examples()) {}
+
+  /// Keep a dense feature vector of `dim` doubles per plane (dense blocks); before any add().
+  void keep_vectors(std::size_t dim) { vdim_ = dim; }
+  const double* vec(std::size_t i, std::size_t p) const { return sets_[i].vecs.data() + p * vdim_; }
 
   std::size_t size(std::size_t i) const { return sets_[i].offset.size(); }
   const int* labels(std::size_t i, std::size_t p) const {
@@ -65,7 +72,9 @@ class WorkingSets {
 
   /// Adds the plane of labeling y (or marks it active if it is already there); if |W_i| > N,
   /// evicts the longest-inactive plane other than this one. Returns the plane's index.
-  std::size_t add(std::size_t i, const int* y, double offset, int iteration, std::size_t N) {
+  /// With keep_vectors, `vec` is the plane's feature vector (dim doubles).
+  std::size_t add(std::size_t i, const int* y, double offset, int iteration, std::size_t N,
+                  const double* vec = nullptr) {
     Set& s = sets_[i];
     const auto U = static_cast<std::size_t>(ex_.units_of(i));
     for (std::size_t p = 0; p < s.offset.size(); ++p)
@@ -74,6 +83,10 @@ class WorkingSets {
         return p;
       }
     s.labels.insert(s.labels.end(), y, y + U);
+    if (vdim_) {
+      if (!vec) throw std::logic_error("WorkingSets::add: dense planes need the plane's vector");
+      s.vecs.insert(s.vecs.end(), vec, vec + vdim_);
+    }
     s.offset.push_back(offset);
     s.last_active.push_back(iteration);
     s.alpha.push_back(0.0);
@@ -113,6 +126,23 @@ class WorkingSets {
     return best;
   }
 
+  /// Dense planes: index of the plane maximizing <vec_p, w> + offset. Requires size(i) > 0.
+  std::size_t argmax_dense(std::size_t i, const double* w) const {
+    const Set& s = sets_[i];
+    std::size_t best = 0;
+    double best_v = 0;
+    for (std::size_t p = 0; p < s.offset.size(); ++p) {
+      const double* v = s.vecs.data() + p * vdim_;
+      double a = 0, b = 0;  // two partial sums: half the dependent-add chain
+      std::size_t j = 0;
+      for (; j + 1 < vdim_; j += 2) a += v[j] * w[j], b += v[j + 1] * w[j + 1];
+      if (j < vdim_) a += v[j] * w[j];
+      const double val = a + b + s.offset[p];
+      if (p == 0 || val > best_v) best_v = val, best = p;
+    }
+    return best;
+  }
+
   double mean_size() const {
     if (sets_.empty()) return 0;
     std::size_t total = 0;
@@ -124,7 +154,8 @@ class WorkingSets {
     std::size_t b = sets_.capacity() * sizeof(Set);
     for (const Set& s : sets_)
       b += s.labels.capacity() * sizeof(int) + s.offset.capacity() * sizeof(double) +
-           s.last_active.capacity() * sizeof(int) + s.alpha.capacity() * sizeof(double);
+           s.last_active.capacity() * sizeof(int) + s.alpha.capacity() * sizeof(double) +
+           s.vecs.capacity() * sizeof(double);
     return b;
   }
 
@@ -134,6 +165,7 @@ class WorkingSets {
     std::vector<double> offset;    ///< Delta(y_i, y) + c(y) - c(y_i)
     std::vector<int> last_active;  ///< outer iteration of the last activity
     std::vector<double> alpha;     ///< weight of the plane in phi^i (see weight())
+    std::vector<double> vecs;      ///< dense planes: feature vectors, vdim_ doubles each
   };
 
   /// Removes plane p by moving the last plane into its place (order does not matter).
@@ -145,11 +177,16 @@ class WorkingSets {
       std::copy(s.labels.begin() + static_cast<std::ptrdiff_t>(last * U),
                 s.labels.begin() + static_cast<std::ptrdiff_t>((last + 1) * U),
                 s.labels.begin() + static_cast<std::ptrdiff_t>(p * U));
+      if (vdim_)
+        std::copy(s.vecs.begin() + static_cast<std::ptrdiff_t>(last * vdim_),
+                  s.vecs.begin() + static_cast<std::ptrdiff_t>((last + 1) * vdim_),
+                  s.vecs.begin() + static_cast<std::ptrdiff_t>(p * vdim_));
       s.offset[p] = s.offset[last];
       s.last_active[p] = s.last_active[last];
       s.alpha[p] = s.alpha[last];
     }
     s.labels.resize(last * U);
+    if (vdim_) s.vecs.resize(last * vdim_);
     s.offset.pop_back();
     s.last_active.pop_back();
     s.alpha.pop_back();
@@ -157,6 +194,7 @@ class WorkingSets {
 
   const Examples& ex_;
   std::vector<Set> sets_;
+  std::size_t vdim_ = 0;
 };
 
 }  // namespace dualgap_bcfw
