@@ -23,6 +23,16 @@ namespace {
 
 using namespace dualgap;
 
+std::shared_ptr<StructuredOracle> multiclass_oracle() {
+  static PluginRegistry reg = [] {
+    PluginRegistry r;
+    r.scan({DUALGAP_PLUGIN_DIR});
+    return r;
+  }();
+  const auto& p = reg.get(Kind::oracle, "multiclass");
+  return create_object<StructuredOracle>(p, make_params(p.description->params));
+}
+
 struct Fixture {
   Examples ex;
   std::shared_ptr<StructuredOracle> oracle;
@@ -37,13 +47,7 @@ struct Fixture {
     }
     ex.X = FeatureMatrix(std::move(X));
     ex.num_classes = K;
-    static PluginRegistry reg = [] {
-      PluginRegistry r;
-      r.scan({DUALGAP_PLUGIN_DIR});
-      return r;
-    }();
-    const auto& p = reg.get(Kind::oracle, "multiclass");
-    oracle = create_object<StructuredOracle>(p, make_params(p.description->params));
+    oracle = multiclass_oracle();
   }
 };
 
@@ -146,13 +150,7 @@ struct GraphFixture {
     ex.X = FeatureMatrix(std::move(X));
     ex.num_classes = K;
     for (int i = 0; i <= n; ++i) ex.unit_offset.push_back(static_cast<std::int64_t>(i) * U);
-    static PluginRegistry reg = [] {
-      PluginRegistry r;
-      r.scan({DUALGAP_PLUGIN_DIR});
-      return r;
-    }();
-    const auto& p = reg.get(Kind::oracle, "multiclass");
-    oracle = create_object<StructuredOracle>(p, make_params(p.description->params));
+    oracle = multiclass_oracle();
   }
 };
 

@@ -399,15 +399,7 @@ class DualState {
       }
     }
     const double nn = static_cast<double>(n_);
-    const double bracket = lin - doff;  // value of the current block minus value of the target
-    last_gap_ = -bracket;
-    double gamma;
-    if (norm2 > 0)
-      gamma = std::clamp(-lambda_ * nn * bracket / norm2, 0.0, gamma_max);
-    else
-      gamma = bracket < 0 ? gamma_max : 0.0;
-    last_block_ = i;
-    last_scale_ = 0;
+    const double gamma = line_search(i, lin - doff, norm2, gamma_max);
     if (gamma <= 0) return 0.0;
 
     auto& mb = mbar_[i];
@@ -443,21 +435,24 @@ class DualState {
     return gamma;
   }
 
+  /// Exact line search of a step on block i: bracket = value of the current block minus value
+  /// of the target, norm2 = squared norm of the feature-space change. Records the block gap and
+  /// resets the last change; returns gamma in [0, gamma_max].
+  double line_search(std::size_t i, double bracket, double norm2, double gamma_max) {
+    last_gap_ = -bracket;
+    last_block_ = i;
+    last_scale_ = 0;
+    if (norm2 > 0) return std::clamp(-lambda_ * static_cast<double>(n_) * bracket / norm2, 0.0, gamma_max);
+    return bracket < 0 ? gamma_max : 0.0;
+  }
+
   /// The dense counterpart of apply(): delta_ = v_i - target in feature space.
   double apply_dense(std::size_t i, double doff, double gamma_max) {
     double lin = 0, norm2 = 0;
     const double* wd = w.data();
     for (std::size_t j = 0; j < dim_; ++j) lin += delta_[j] * wd[j], norm2 += delta_[j] * delta_[j];
     const double nn = static_cast<double>(n_);
-    const double bracket = lin - doff;
-    last_gap_ = -bracket;
-    double gamma;
-    if (norm2 > 0)
-      gamma = std::clamp(-lambda_ * nn * bracket / norm2, 0.0, gamma_max);
-    else
-      gamma = bracket < 0 ? gamma_max : 0.0;
-    last_block_ = i;
-    last_scale_ = 0;
+    const double gamma = line_search(i, lin - doff, norm2, gamma_max);
     if (gamma <= 0) return 0.0;
     double* v = blocks_.data() + i * dim_;
     for (std::size_t j = 0; j < dim_; ++j) v[j] -= gamma * delta_[j];
