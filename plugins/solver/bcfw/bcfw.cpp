@@ -308,22 +308,19 @@ class Bcfw final : public dualgap::Solver {
             const std::size_t i = order[t];
             if (t + 1 < n) prefetch_example(ex, order[t + 1]);
             std::size_t best;
-            if (dense) {
-              {
-                dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+            {
+              dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+              if (dense) {
                 best = ws.argmax_dense(i, st.w.data());
-              }
-              ws.mark_active(i, best, iteration);
-              ws.fw_update(i, best, st.step_dense(i, ws.vec(i, best), ws.offset(i, best)));
-            } else {
-              {
-                dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+              } else {
                 dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
                 best = ws.argmax(st, i, scores.data());
               }
-              ws.mark_active(i, best, iteration);
-              ws.fw_update(i, best, st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data()));
             }
+            ws.mark_active(i, best, iteration);
+            ws.fw_update(i, best,
+                         dense ? st.step_dense(i, ws.vec(i, best), ws.offset(i, best))
+                               : st.step(i, ws.labels(i, best), ws.offset(i, best), scores.data()));
             after_step(false);
             if (opt_.inner_steps > 0) inner_steps(i, iteration);
           }
