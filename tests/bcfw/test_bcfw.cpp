@@ -268,10 +268,11 @@ TEST_CASE("dense blocks give the same runs as marginal tables (all four variants
     for (std::size_t r = 0; r < a->rows.size(); ++r) {
       CHECK(*a->rows[r].m.primal == doctest::Approx(*b->rows[r].m.primal).epsilon(1e-9));
       CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
-      CHECK(*b->rows[r].m.dual == *c->rows[r].m.dual);  // auto chose dense here
+      CHECK(*b->rows[r].m.dual == *c->rows[r].m.dual);  // auto ran the same (dense) path
     }
     CHECK(extra(a->rows.back().m, "dense_blocks") == 0.0);
     CHECK(extra(b->rows.back().m, "dense_blocks") == 1.0);
+    CHECK(extra(c->rows.back().m, "dense_blocks") == 1.0);  // auto chose dense blocks
     CHECK(c1.approx_calls == c2.approx_calls);
     CHECK(*b->rows.back().m.dual > *b->rows[1].m.dual);
   }

@@ -225,10 +225,9 @@ class DualState {
   void enable_dense() {
     if (trans_) throw std::runtime_error("bcfw: dense blocks need an oracle without transition features");
     dense_mode_ = true;
-    dim_ = static_cast<std::size_t>(w.size());
-    blocks_.assign(n_ * dim_, 0.0);
-    delta_.assign(dim_, 0.0);
-    for (std::size_t i = 0; i < n_; ++i) plane_vector(i, ex_.y.data() + ex_.unit_begin(i), blocks_.data() + i * dim_);
+    blocks_.resize(w.size(), static_cast<Eigen::Index>(n_));
+    delta_ = Vector::Zero(w.size());
+    for (std::size_t i = 0; i < n_; ++i) plane_vector(i, ex_.y.data() + ex_.unit_begin(i), block(i).data());
   }
   bool dense() const { return dense_mode_; }
   /// out (dim doubles) = A_i^T e(y) = sum_u x_u placed in the class block y_u (overwritten).
@@ -240,14 +239,13 @@ class DualState {
   }
   /// BCFW step on block i towards the plane with feature vector t (plane_vector) and offset.
   double step_dense(std::size_t i, const double* t, double offset) {
-    const double* v = blocks_.data() + i * dim_;
-    for (std::size_t j = 0; j < dim_; ++j) delta_[j] = v[j] - t[j];
+    delta_ = block(i) - Eigen::Map<const Vector>(t, w.size());
     return apply_dense(i, offset - cbar_[i], 1.0);
   }
   /// Pairwise step (see pair_step) between planes with feature vectors vs (target) and va (away).
   double pair_step_dense(std::size_t i, const double* vs, double off_s, const double* va, double off_a,
                          double gamma_max) {
-    for (std::size_t j = 0; j < dim_; ++j) delta_[j] = va[j] - vs[j];
+    delta_ = Eigen::Map<const Vector>(va, w.size()) - Eigen::Map<const Vector>(vs, w.size());
     return apply_dense(i, off_s - off_a, gamma_max);
   }
 
@@ -309,7 +307,7 @@ class DualState {
     const double s = coef * last_scale_;
     if (s == 0.0) return;
     if (dense_mode_) {
-      for (std::size_t j = 0; j < dim_; ++j) target[j] += s * delta_[j];
+      Eigen::Map<Vector>(target, w.size()) += s * delta_;
       return;
     }
     const auto b = ex_.unit_begin(last_block_);
@@ -448,14 +446,11 @@ class DualState {
 
   /// The dense counterpart of apply(): delta_ = v_i - target in feature space.
   double apply_dense(std::size_t i, double doff, double gamma_max) {
-    double lin = 0, norm2 = 0;
-    const double* wd = w.data();
-    for (std::size_t j = 0; j < dim_; ++j) lin += delta_[j] * wd[j], norm2 += delta_[j] * delta_[j];
+    const double lin = delta_.dot(w), norm2 = delta_.squaredNorm();
     const double nn = static_cast<double>(n_);
     const double gamma = line_search(i, lin - doff, norm2, gamma_max);
     if (gamma <= 0) return 0.0;
-    double* v = blocks_.data() + i * dim_;
-    for (std::size_t j = 0; j < dim_; ++j) v[j] -= gamma * delta_[j];
+    block(i) -= gamma * delta_;
     phi_circ += gamma * doff / nn;
     cbar_[i] += gamma * doff;
     last_scale_ = gamma / (lambda_ * nn);
@@ -545,9 +540,9 @@ class DualState {
   std::vector<double> c_truth_;  ///< c(y_i)
   std::vector<double> sq_norm_;  ///< ||x_i||^2 of single-unit examples
   bool dense_mode_ = false;
-  std::size_t dim_ = 0;
-  std::vector<double> blocks_;  ///< dense mode: v_i = A_i^T m_i, n x dim
-  std::vector<double> delta_;   ///< dense mode: the last step's direction v_i - target
+  Eigen::MatrixXd blocks_;  ///< dense mode: column i is v_i = A_i^T m_i (dim x n)
+  Vector delta_;            ///< dense mode: the last step's direction v_i - target
+  Eigen::MatrixXd::ColXpr block(std::size_t i) { return blocks_.col(static_cast<Eigen::Index>(i)); }
   // scratch of the last step
   std::vector<double> dp_;
   std::size_t max_units_ = 1;

@@ -131,13 +131,10 @@ class WorkingSets {
     const Set& s = sets_[i];
     std::size_t best = 0;
     double best_v = 0;
+    const auto d = static_cast<Eigen::Index>(vdim_);
+    const Eigen::Map<const Vector> wv(w, d);
     for (std::size_t p = 0; p < s.offset.size(); ++p) {
-      const double* v = s.vecs.data() + p * vdim_;
-      double a = 0, b = 0;  // two partial sums: half the dependent-add chain
-      std::size_t j = 0;
-      for (; j + 1 < vdim_; j += 2) a += v[j] * w[j], b += v[j + 1] * w[j + 1];
-      if (j < vdim_) a += v[j] * w[j];
-      const double val = a + b + s.offset[p];
+      const double val = Eigen::Map<const Vector>(vec(i, p), d).dot(wv) + s.offset[p];
       if (p == 0 || val > best_v) best_v = val, best = p;
     }
     return best;
