@@ -2,7 +2,8 @@
 //   * stream:        a streaming read of 64 MB (the memory-bandwidth bound bytes/s is compared to)
 //   * oracle_call:   one multiclass max-oracle call (score table x_i W^T + argmax)
 //   * exact_step:    one exact BCFW step (oracle call + step on the marginal table + w update)
-//   * approx_step:   one approximate step (score table + max over a working set of 2 planes + step)
+//   * approx_step:   one approximate step (max over a working set of 2 planes + step), with the
+//                    full score table (Arg 0) or only the scores the step reads (Arg 1)
 // Bytes per call: the row x_i (d doubles) and w (K d doubles) are read; a step also writes the
 // touched class blocks of w (2 blocks of d doubles typically). Google Benchmark reports
 // bytes_per_second from SetBytesProcessed; compare it to the stream figure. w (20 KB) lives in
@@ -114,12 +115,14 @@ void approx_step(benchmark::State& state) {
     st.step(i, lab.labels.data(), off, S.data());
     ws.add(i, lab.labels.data(), off, 1, 1000);
   }
+  const bool support = state.range(0) == 1;
+  dualgap_bcfw::SupportScores sup;
   std::size_t i = 0;
   for (auto _ : state) {
     std::size_t best;
     {
       Oracle::CallScope scope(*f.oracle, CallKind::approximate);
-      StructuredOracle::unary_scores(f.ex, i, st.w, S);
+      if (!support || !sup.fill(f.ex, st, ws, i, st.w, S)) StructuredOracle::unary_scores(f.ex, i, st.w, S);
       best = ws.argmax(st, i, S.data());
     }
     st.step(i, ws.labels(i, best), ws.offset(i, best), S.data());
@@ -127,8 +130,10 @@ void approx_step(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kStepBytes));
   state.counters["working_set"] = ws.mean_size();
+  state.counters["scores_per_call"] = support ? sup.mean_computed() : Fixture::K;
+  state.SetLabel(support ? "support scores" : "full score table");
 }
-BENCHMARK(approx_step);
+BENCHMARK(approx_step)->Arg(0)->Arg(1);
 
 // Horse-shaped data (Weizmann horse, SLIC step 12): 100 examples of 700 units x 41 features,
 // K = 2 (dim 82), working sets of 2 planes (the truth and a random labeling). One approximate

@@ -1,5 +1,6 @@
 // dualgap command line: run, validate, plugins, describe, compare, new-plugin.
 // Exit status: 0 success, 1 a run or the tool failed, 2 bad usage or invalid configuration.
+#include <fnmatch.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -137,6 +138,7 @@ int cmd_describe(const std::vector<std::string>& args) {
 struct RunArgs {
   std::string file;
   std::vector<std::string> sets;
+  std::vector<std::string> only;
   int jobs = 1;
   std::string out = "results";
   bool force = false;
@@ -149,7 +151,10 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
                                              : "dualgap run EXPERIMENT.yaml [options]");
   desc.add_options()("help,h", "this help")("set", po::value<std::vector<std::string>>(&ra.sets)->composing(),
                                             "override a value by dotted key, e.g. stop.max_passes=10 or "
-                                            "solvers.MP-BCFW.params.M=5 (repeatable)");
+                                            "solvers.MP-BCFW.params.M=5 (repeatable)")(
+      "only", po::value<std::vector<std::string>>(&ra.only)->composing(),
+      "keep only the runs whose id matches this glob, e.g. 'MP-BCFW__r3' or '*__r[0-4]' (repeatable; "
+      "seeds stay those of the full experiment)");
   if (!validate_only)
     desc.add_options()("jobs,j", po::value<int>(&ra.jobs)->default_value(1), "runs at once (child processes)")(
         "out,o", po::value<std::string>(&ra.out)->default_value("results"), "results folder")(
@@ -177,11 +182,34 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   return -1;
 }
 
+/// Keeps the runs whose id matches one of the globs (all runs when there are none). A glob that
+/// matches nothing is an error naming the run ids, so a typo cannot silently run nothing.
+std::vector<RunSpec> select_runs(std::vector<RunSpec> runs, const std::vector<std::string>& globs) {
+  if (globs.empty()) return runs;
+  std::vector<std::string> ids;
+  for (auto& r : runs) ids.push_back(r.run_id);
+  std::vector<RunSpec> kept;
+  std::vector<bool> used(globs.size(), false);
+  for (auto& r : runs) {
+    bool keep = false;
+    for (std::size_t g = 0; g < globs.size(); ++g)
+      if (fnmatch(globs[g].c_str(), r.run_id.c_str(), 0) == 0) keep = used[g] = true;
+    if (keep) kept.push_back(std::move(r));
+  }
+  for (std::size_t g = 0; g < globs.size(); ++g)
+    if (!used[g]) {
+      std::sort(ids.begin(), ids.end());
+      throw ConfigError(fmt::format("--only '{}' matches no run; the run ids are: {}", globs[g],
+                                           fmt::join(ids, ", ")));
+    }
+  return kept;
+}
+
 int cmd_validate(const std::vector<std::string>& args) {
   RunArgs ra;
   if (int rc = parse_run_args(args, ra, true); rc >= 0) return rc;
   auto& reg = registry();
-  auto runs = expand_experiment(ra.file, ExpandOptions{ra.sets}, reg);
+  auto runs = select_runs(expand_experiment(ra.file, ExpandOptions{ra.sets}, reg), ra.only);
   std::cout << fmt::format("{}: valid; {} runs\n", ra.file, runs.size());
   for (auto& r : runs) {
     std::string sweep = r.sweep_point.empty() ? "" : " " + r.sweep_point.dump();
@@ -197,7 +225,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (int rc = parse_run_args(args, ra, false); rc >= 0) return rc;
   auto& reg = registry();
   print_problems(reg);
-  auto runs = expand_experiment(ra.file, ExpandOptions{ra.sets}, reg);
+  auto runs = select_runs(expand_experiment(ra.file, ExpandOptions{ra.sets}, reg), ra.only);
   RunnerOptions opts;
   opts.out_dir = ra.out;
   opts.jobs = ra.jobs;

@@ -278,6 +278,46 @@ TEST_CASE("dense blocks give the same runs as marginal tables (all four variants
   }
 }
 
+TEST_CASE("approximate calls that compute only the scores they read give the same runs (multiclass, chain)") {
+  // approx_scores: support computes, per approximate call, the scores of W_i's labels and of the
+  // block's marginal support only (the rest of the table is stale and must not be read); full
+  // computes the whole table. Same seed, fixed approximate passes: the same iterates up to rounding.
+  Data mc, ch;
+  mc.train = blobs(60, 7, 8, 81, 1.2);
+  ch.train = sequences(15, 3, 6, 4, 8, 82);
+  auto mco = multiclass();
+  auto cho = dualgap::test::make<StructuredOracle>(Kind::oracle, "chain_viterbi");
+  const std::pair<Data*, StructuredOracle*> problems[] = {{&mc, mco.get()}, {&ch, cho.get()}};
+  const json variants[] = {
+      json{{"multiplane", true}, {"auto_rule", false}, {"M", 3}},
+      json{{"multiplane", true}, {"averaging", true}, {"auto_rule", false}, {"M", 3}, {"T", 2}},
+  };
+  for (const auto& [data, oracle] : problems) {
+    for (const auto& v : variants) {
+      CAPTURE(v.dump());
+      CAPTURE(data->train.num_units());
+      json sj = v, fj = v;
+      sj["approx_scores"] = "support";
+      fj["approx_scores"] = "full";
+      OracleCounters c1, c2;
+      auto a = run_bcfw(*data, *oracle, 0.05, sj, 40, 0, &c1, 5);
+      auto b = run_bcfw(*data, *oracle, 0.05, fj, 40, 0, &c2, 5);
+      check_primal_ge_dual(*a);
+      REQUIRE(a->rows.size() == b->rows.size());
+      for (std::size_t r = 0; r < a->rows.size(); ++r) {
+        CHECK(*a->rows[r].m.primal == doctest::Approx(*b->rows[r].m.primal).epsilon(1e-9));
+        CHECK(*a->rows[r].m.dual == doctest::Approx(*b->rows[r].m.dual).epsilon(1e-9));
+      }
+      CHECK(c1.approx_calls == c2.approx_calls);
+      CHECK(c1.approx_calls > 0);
+      const double K = 8, full = extra(b->rows.back().m, "approx_scores");
+      CHECK(full >= K);  // whole tables: units x K per call
+      // the support path was taken: at most half the table per call, on average well below
+      CHECK(extra(a->rows.back().m, "approx_scores") < 0.5 * full);
+    }
+  }
+}
+
 TEST_CASE("graph cut with a Potts constant: dense blocks and marginal tables reach the QP optimum on the same path") {
   // Tiny 2 x 3 grids (64 labelings each: the independent QP enumerates them); the Potts term
   // enters the planes' offsets, so this checks the constants on both block representations.

@@ -89,6 +89,30 @@ TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 
                       "converge, crash, throw, loop, nan, budget") != std::string::npos);
 }
 
+TEST_CASE("--only runs the matching runs with the seeds of the full experiment; a glob matching nothing exits 2") {
+  TempDir dir;
+  write_text(dir.path / "exp.yaml", experiment("  - {name: a, plugin: test_solver}\n  - {name: b, plugin: test_solver}\n",
+                                               "repeats: 3\n"));
+  const std::string exp = (dir.path / "exp.yaml").string();
+  auto all = run_cli("run " + exp + " --no-report --out " + (dir.path / "all").string(), kEnv);
+  REQUIRE(all.code == 0);
+  auto some = run_cli("run " + exp + " --no-report --only 'b__r[12]' --only a__r2 --out " + (dir.path / "some").string(), kEnv);
+  INFO(some.output);
+  REQUIRE(some.code == 0);
+  CHECK(some.output.find("3 runs: 3 done") != std::string::npos);
+  for (const char* id : {"a__r0", "a__r1", "b__r0"}) CHECK(!fs::exists(dir.path / "some" / "iso" / id));
+  for (const char* id : {"a__r2", "b__r1", "b__r2"}) {
+    CAPTURE(id);
+    const auto one = read_json(dir.path / "some" / "iso" / id / "run.json");
+    const auto ref = read_json(dir.path / "all" / "iso" / id / "run.json");
+    CHECK(one["config"]["seeds"] == ref["config"]["seeds"]);  // repeat r keeps its data split
+    CHECK(one["config_hash"] == ref["config_hash"]);
+  }
+  auto none = run_cli("validate " + exp + " --only 'c__*'", kEnv);
+  CHECK(none.code == 2);
+  CHECK(none.output.find("--only 'c__*' matches no run; the run ids are: a__r0, a__r1, a__r2, b__r0") != std::string::npos);
+}
+
 TEST_CASE("data.validation holds out a stratified part of train as the evaluation set and drops the test set") {
   TempDir dir;
   auto yaml = [](const std::string& validation) {

@@ -43,6 +43,7 @@ struct Options {
   int inner_steps = 0;  ///< block-local steps over W_i after every block step
   Inner inner = Inner::pairwise;
   Blocks blocks = Blocks::automatic;
+  bool support_scores = true;  ///< approximate calls compute only the scores a step reads
 
   explicit Options(const dualgap::Params& p)
       : multiplane(p.get<bool>("multiplane")),
@@ -73,6 +74,10 @@ struct Options {
     else if (bl == "marginals") blocks = Blocks::marginals;
     else if (bl == "dense") blocks = Blocks::dense;
     else throw dualgap::ParamError("bcfw: blocks must be auto, marginals or dense, got '" + bl + "'");
+    const auto sc = p.get<std::string>("approx_scores");
+    if (sc == "support") support_scores = true;
+    else if (sc == "full") support_scores = false;
+    else throw dualgap::ParamError("bcfw: approx_scores must be support or full, got '" + sc + "'");
     if (blocks == Blocks::dense && inner_steps > 0)
       throw dualgap::ParamError("bcfw: inner_steps needs blocks: marginals (or auto)");
     if (inner_steps > 0 && !working_sets())
@@ -158,6 +163,9 @@ class Bcfw final : public dualgap::Solver {
 
     Labeling lab;
     std::vector<double> scores;
+    SupportScores support;
+    // Inner steps keep the whole table up to date incrementally, so they need it complete.
+    support.enable(opt_.support_scores && opt_.inner_steps == 0);
     int approx_passes_last = 0;
     bool converged = false;
 
@@ -217,6 +225,7 @@ class Bcfw final : public dualgap::Solver {
       if (opt_.multiplane) {
         m.set("working_set", ws.mean_size());
         m.set("approx_passes", approx_passes_last);
+        if (!dense) m.set("approx_scores", support.mean_computed());
       }
       const auto* c = oracle->counters();
       const double t = rec.solver_time_s();
@@ -313,7 +322,8 @@ class Bcfw final : public dualgap::Solver {
               if (dense) {
                 best = ws.argmax_dense(i, st.w.data());
               } else {
-                dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
+                if (!support.fill(ex, st, ws, i, st.w, scores))
+                  dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
                 best = ws.argmax(st, i, scores.data());
               }
             }
@@ -406,6 +416,10 @@ dualgap::PluginDescription describe() {
                     "feature-space vectors of dim doubles per block and per working-set plane (steps cost "
                     "O(dim); no transition features, no inner_steps), or auto: dense when 8 dim <= mean "
                     "units x d and n dim doubles fit in 256 MB, without transitions and inner_steps"),
+       choice_param("approx_scores", "support", {"support", "full"},
+                    "marginal blocks: an approximate call computes only the unary scores its step reads "
+                    "(labels of W_i's planes, support of the block's marginal table) when they are at most "
+                    "half of the table (support), or always the whole table (full); same iterates"),
        choice_param("inner", "pairwise", {"pairwise", "fw"},
                     "kind of the block-local steps: pairwise (move weight from the worst plane holding "
                     "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane")});

@@ -169,6 +169,13 @@ class DualState {
   /// c(y_i) of example i.
   double truth_constant(std::size_t i) const { return c_truth_[i]; }
 
+  /// Calls f(u, k) for every stored entry of example i's marginal table mbar_i (its support:
+  /// the only entries besides the target's labels that a step on block i reads from S).
+  template <class F>
+  void for_each_support(std::size_t i, F&& f) const {
+    for (const MEntry& e : mbar_[i]) f(e.u, e.k);
+  }
+
   /// Score <w, phi(x_i, y)> of a labeling from the unary score table S of w for example i.
   double score(std::size_t i, const int* y, const double* S) const {
     const int U = ex_.units_of(i);
