@@ -332,11 +332,12 @@ TEST_CASE("graph cut with a Potts constant: dense blocks and marginal tables rea
   const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 100000);
   REQUIRE(qp.primal - qp.dual < 1e-5);  // FISTA's own certificate
   // (variant, same path expected, gap tolerance): the automatic rule reads the clock, so with it
-  // the two representations may take different numbers of approximate passes.
+  // the two representations may take different numbers of approximate passes, and under load as
+  // few as one per iteration: it gets BCFW's tolerance (1e-3 failed once in ~20 loaded runs).
   const std::tuple<json, bool, double> variants[] = {
       {json::object(), true, 3e-3},
       {json{{"multiplane", true}, {"auto_rule", false}, {"M", 3}}, true, 1e-3},
-      {json{{"multiplane", true}}, false, 1e-3},
+      {json{{"multiplane", true}}, false, 3e-3},
   };
   for (const auto& [v, same_path, tol] : variants) {
     CAPTURE(v.dump());
@@ -428,7 +429,7 @@ TEST_CASE("inner steps: chain oracle with transitions and constants reaches the 
     OracleCounters c;
     auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);
-    CHECK(final_gap(*rec) < (v["inner"] == "fw" ? 1e-3 : 1e-4));
+    CHECK(final_gap(*rec) < (v.value("inner", std::string("pairwise")) == "fw" ? 1e-3 : 1e-4));
     CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
     CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
   }
