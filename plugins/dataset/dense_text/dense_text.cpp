@@ -156,7 +156,8 @@ class DenseTextDataset final : public DatasetPlugin {
     if (header_ == "yes" || label_by_name_) return true;
     if (header_ == "no") return false;
     double v;
-    for (std::size_t c = 0; c < f.size(); ++c)
+    // A line may have more fields than the layout (the caller then reports the count).
+    for (std::size_t c = 0; c < std::min(f.size(), L.columns); ++c)
       if (L.is_feature[c] && !parse_double(unquote(f[c]), v)) return true;
     return false;
   }
