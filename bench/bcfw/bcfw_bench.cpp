@@ -122,7 +122,7 @@ void approx_step(benchmark::State& state) {
     std::size_t best;
     {
       Oracle::CallScope scope(*f.oracle, CallKind::approximate);
-      if (!support || !sup.fill(f.ex, st, ws, i, st.w, S)) StructuredOracle::unary_scores(f.ex, i, st.w, S);
+      if (!support || !sup.fill(f.ex, st, ws, i, S)) StructuredOracle::unary_scores(f.ex, i, st.w, S);
       best = ws.argmax(st, i, S.data());
     }
     st.step(i, ws.labels(i, best), ws.offset(i, best), S.data());

@@ -324,7 +324,7 @@ class Bcfw final : public dualgap::Solver {
               if (dense) {
                 best = ws.argmax_dense(i, st.w.data());
               } else {
-                if (!support.fill(ex, st, ws, i, st.w, scores))
+                if (!support.fill(ex, st, ws, i, scores))
                   dualgap::StructuredOracle::unary_scores(ex, i, st.w, scores);
                 best = ws.argmax(st, i, scores.data());
               }
