@@ -184,23 +184,22 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
 
 /// Keeps the runs whose id matches one of the globs (all runs when there are none). A glob that
 /// matches nothing is an error naming the run ids, so a typo cannot silently run nothing.
-std::vector<RunSpec> select_runs(std::vector<RunSpec> runs, const std::vector<std::string>& globs) {
+std::vector<RunSpec> select_runs(const std::vector<RunSpec>& runs, const std::vector<std::string>& globs) {
   if (globs.empty()) return runs;
-  std::vector<std::string> ids;
-  for (auto& r : runs) ids.push_back(r.run_id);
   std::vector<RunSpec> kept;
   std::vector<bool> used(globs.size(), false);
-  for (auto& r : runs) {
+  for (const auto& r : runs) {
     bool keep = false;
     for (std::size_t g = 0; g < globs.size(); ++g)
       if (fnmatch(globs[g].c_str(), r.run_id.c_str(), 0) == 0) keep = used[g] = true;
-    if (keep) kept.push_back(std::move(r));
+    if (keep) kept.push_back(r);
   }
   for (std::size_t g = 0; g < globs.size(); ++g)
     if (!used[g]) {
+      std::vector<std::string> ids;
+      for (const auto& r : runs) ids.push_back(r.run_id);
       std::sort(ids.begin(), ids.end());
-      throw ConfigError(fmt::format("--only '{}' matches no run; the run ids are: {}", globs[g],
-                                           fmt::join(ids, ", ")));
+      throw ConfigError(fmt::format("--only '{}' matches no run; the run ids are: {}", globs[g], fmt::join(ids, ", ")));
     }
   return kept;
 }
