@@ -9,6 +9,7 @@
 #include <string>
 
 #include "loader.hpp"
+#include "objectives/objective.hpp"
 #include "schema.hpp"
 
 namespace dualgap::test {
@@ -46,17 +47,25 @@ struct TempDir {
   std::string str() const { return path.string(); }
 };
 
-/// A recorder for solver tests: keeps every checkpoint's Metrics, asks for a row at every
+/// A recorder for solver tests: scores every checkpoint with the core's objective of the run
+/// (bind it to the problem and solver first), keeps the Scores, asks for a row at every
 /// opportunity and stops the solver at `max_passes`.
 struct MemoryRecorder : Recorder {
   double max_passes;
   std::vector<double> passes;
-  std::vector<Metrics> rows;
+  std::vector<Scores> rows;
+  std::unique_ptr<Objective> objective;
   explicit MemoryRecorder(double max) : max_passes(max) {}
+  /// Builds the objective that scores the checkpoints of `solver` on `pb`.
+  void bind(const Problem& pb, const Solver& solver, const ScoreOptions& opt = {}) {
+    objective = make_objective(pb, solver, opt);
+    counters = pb.oracle ? pb.oracle->counters() : nullptr;
+  }
   bool due(double) const override { return true; }
-  Action checkpoint(double p, const std::function<void(Metrics&)>& evaluate) override {
-    Metrics m;
-    evaluate(m);
+  Action checkpoint(double p, const std::function<void(Iterate&)>& fill) override {
+    REQUIRE_MESSAGE(objective, "MemoryRecorder: call bind(problem, solver) before solve");
+    Scores m;
+    score_checkpoint(*objective, counters, fill, m);
     passes.push_back(p);
     rows.push_back(m);
     return p >= max_passes ? Action::stop : Action::proceed;
@@ -65,12 +74,14 @@ struct MemoryRecorder : Recorder {
   double solver_time_s() const override { return 0; }
   /// Value of an extra column at a row; fails the test when the column is missing.
   double extra(std::size_t row, const std::string& name) const {
-    for (auto& [k, v] : rows.at(row).extra)
-      if (k == name) return v;
+    if (auto v = rows.at(row).column(name)) return *v;
     FAIL("no column " << name);
     return 0;
   }
-  const Metrics& last() const { return rows.back(); }
+  const Scores& last() const { return rows.back(); }
+
+ private:
+  OracleCounters* counters = nullptr;
 };
 
 /// Path of a real data file under DUALGAP_DATA, or "" when the data folder is not available.

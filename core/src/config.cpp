@@ -2,10 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <regex>
+#include <optional>
 #include <set>
 
 #include "util.hpp"
@@ -192,6 +194,36 @@ void set_dotted(json& root, const std::string& dotted, const json& value, const 
 
 namespace {
 
+/// "solvers.B.params.M" -> "B" (a name or an index); nullopt for keys outside solvers.
+std::optional<std::string> swept_solver(const std::string& key) {
+  if (key.rfind("solvers.", 0) != 0) return std::nullopt;
+  const auto end = key.find('.', 8);
+  return key.substr(8, end == std::string::npos ? std::string::npos : end - 8);
+}
+std::string dotted_leaf(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+/// problem.reference: {value: F} or {solver: NAME} naming a solver of the experiment.
+void check_reference(const LocatedJson& doc, const json& ref, const json& solvers) {
+  const std::string where = doc.locate("/problem/reference");
+  const bool value = ref.is_object() && ref.size() == 1 && ref.contains("value") && ref["value"].is_number();
+  const bool solver = ref.is_object() && ref.size() == 1 && ref.contains("solver") && ref["solver"].is_string();
+  if (!value && !solver)
+    throw ConfigError(fmt::format("{}: problem.reference must be {{value: NUMBER}} (a known optimum) or "
+                                  "{{solver: NAME}} (a solver of this experiment), got {}",
+                                  where, ref.dump()));
+  if (solver) {
+    std::vector<std::string> names;
+    for (auto& sv : solvers)
+      if (sv.is_object() && sv.contains("name") && sv["name"].is_string()) names.push_back(sv["name"]);
+    if (std::find(names.begin(), names.end(), ref["solver"].get<std::string>()) == names.end())
+      throw ConfigError(fmt::format("{}: problem.reference.solver '{}' is not a solver of this experiment (solvers: {})",
+                                    where, ref["solver"].get<std::string>(), fmt::join(names, ", ")));
+  }
+}
+
 const std::set<std::string> kTopKeys = {"name",    "description", "data",   "features", "oracle", "problem",
                                         "solvers", "stop",        "record", "repeats",  "seed",   "sweep"};
 const std::vector<ParamSpec>& stop_schema() {
@@ -203,6 +235,8 @@ const std::vector<ParamSpec>& stop_schema() {
       {"rel_gap", ParamType::real, nullptr, 0.0, {}, {}, "stop when gap <= rel_gap * |primal|", true},
       {"deadline", ParamType::real, nullptr, 0.0, {}, {},
        "hard wall-clock limit of one run in seconds; the watchdog kills the run (status timeout)", true},
+      {"diverge", ParamType::real, json(1e6), 0.0, {}, {},
+       "status diverged when |primal| exceeds this factor times its first value (0: off; non-finite always diverges)"},
   };
   return s;
 }
@@ -212,6 +246,10 @@ const std::vector<ParamSpec>& record_schema() {
       {"geometric", ParamType::real, nullptr, 1.0, {}, {}, "checkpoints at passes growing by this ratio", true},
       {"first", ParamType::real, nullptr, 0.0, {}, {}, "first checkpoint of the geometric schedule", true},
       {"every_time", ParamType::real, nullptr, 0.0, {}, {}, "also a checkpoint every this many solver seconds", true},
+      {"iterates", ParamType::choice, json("final"), {}, {}, {"none", "final", "all"},
+       "save the iterates as .npy beside run.json: none, the last checkpoint's, or every checkpoint's"},
+      {"train_error", ParamType::boolean, json(true), {}, {}, {},
+       "record the training error (for structured oracles: n more evaluation oracle calls per checkpoint)"},
   };
   return s;
 }
@@ -219,6 +257,10 @@ const std::vector<ParamSpec>& problem_schema() {
   static const std::vector<ParamSpec> s = {
       {"lambda", ParamType::real, json("1/n"), 0.0, {}, {},
        "regularization; expressions in n (training examples), d, K, N (units) allowed, e.g. 1/n"},
+      {"reference", ParamType::object, nullptr, {}, {}, {},
+       "where no certified dual exists: {value: F} (the optimum, known) or {solver: NAME} (that solver's best "
+       "primal over the group); compare plots suboptimality against it",
+       true},
   };
   return s;
 }
@@ -369,6 +411,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
   }
 
   std::vector<RunSpec> runs;
+  std::set<std::string> emitted;  // solver name + its own sweep point: each run once
   std::set<std::string> solver_names;
   for (std::size_t s = 0; s < root["solvers"].size(); ++s) {
     const json& sv = root["solvers"][s];
@@ -416,6 +459,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       };
     };
     json problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem", where_in("problem"), nullptr);
+    if (problem.contains("reference")) check_reference(doc, problem["reference"], cfg["solvers"]);
     json stop_in = cfg.value("stop", json::object());
     normalize_durations(stop_in);
     json stop = apply_schema(stop_schema(), stop_in, "stop", where_in("stop"), nullptr);
@@ -452,24 +496,35 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
               oracle.is_null() ? std::string("the experiment (no oracle)") : "oracle '" + oracle["plugin"].get<std::string>() + "'",
               fmt::join(offered, ", ")));
       }
+      // A sweep key under solvers.NAME (or solvers.INDEX) varies that solver only: the other
+      // solvers run once per value of the remaining keys, and the swept values label the series.
+      json own_point = json::object();
+      std::vector<std::string> label_parts;
+      for (auto& [k, v] : point.items()) {
+        const auto target = swept_solver(k);
+        if (target && *target != sname && *target != std::to_string(s)) continue;
+        own_point[k] = v;
+        if (target) label_parts.push_back(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+      }
+      if (!emitted.insert(sname + "\n" + own_point.dump()).second) continue;
+      const std::string label = label_parts.empty() ? sname : fmt::format("{}[{}]", sname, fmt::join(label_parts, ","));
       for (int r = 0; r < repeats; ++r) {
         RunSpec run;
         run.experiment = name;
         run.solver_name = sname;
+        run.label = label;
         run.repeat = r;
-        run.sweep_point = point;
+        run.sweep_point = own_point;
         json seeds = {{"data", derive_seed(seed, "data", r)},
                       {"features", derive_seed(seed, "features", r)},
                       {"solver", derive_seed(seed, "solver:" + sname, r)}};
         run.config = {{"name", name},         {"file", path},       {"data", data},     {"features", features},
                       {"oracle", oracle},     {"problem", problem}, {"solver", solver}, {"stop", stop},
                       {"record", record},     {"seed", seed},       {"repeat", r},      {"seeds", seeds},
-                      {"sweep_point", point}, {"sets", opts.sets}};
+                      {"sweep_point", own_point}, {"label", label}, {"sets", opts.sets}};
         std::string id = sanitize(sname);
-        for (auto& [k, v] : point.items()) {
-          std::string leaf = k.substr(k.rfind('.') == std::string::npos ? 0 : k.rfind('.') + 1);
-          id += "__" + sanitize(leaf + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
-        }
+        for (auto& [k, v] : own_point.items())
+          id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
         id += "__r" + std::to_string(r);
         run.run_id = id;
         Fnv64 g;

@@ -29,6 +29,7 @@ struct RunSpec {
   std::string experiment;
   std::string run_id;
   std::string solver_name;
+  std::string label;                  ///< the series: solver name, plus swept values of its own parameters ("B[M=2]")
   int repeat = 0;
   json sweep_point = json::object();  ///< dotted key -> value
   json config;                        ///< the resolved configuration (what run.json records)

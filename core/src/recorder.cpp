@@ -34,6 +34,7 @@ StopCriteria StopCriteria::from_json(const json& j) {
   s.max_time_s = opt_number(j, "max_time");
   s.gap = opt_number(j, "gap");
   s.rel_gap = opt_number(j, "rel_gap");
+  if (auto d = opt_number(j, "diverge")) s.diverge = *d;
   return s;
 }
 
@@ -88,18 +89,16 @@ bool RunRecorder::due(double passes) const {
   return out_of_budget(passes);
 }
 
-Action RunRecorder::checkpoint(double passes, const std::function<void(Metrics&)>& evaluate) {
+Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)>& fill) {
   pause();
   const auto eval_start = Clock::now();
-  Metrics m;
-  if (counters_) counters_->evaluating = true;
-  try {
-    evaluate(m);
-  } catch (...) {
-    if (counters_) counters_->evaluating = false;
-    throw;
-  }
-  if (counters_) counters_->evaluating = false;
+  if (!objective_) throw std::logic_error("RunRecorder: no objective set");
+  Scores m;
+  const std::function<void(Iterate&)> fill_and_keep = [&](Iterate& it) {
+    fill(it);
+    if (on_iterate) on_iterate(it, passes_.size(), passes);
+  };
+  score_checkpoint(*objective_, counters_, fill_and_keep, m);
 
   const double t = accumulated_s_;
   passes_.push_back(passes);
@@ -142,9 +141,17 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Metrics&)
   // dual are estimates and the "gap" can even be negative, so only budgets stop such runs.
   const bool certified = gap.has_value() && !m.approximate;
   auto bad = [](const std::optional<double>& v) { return v && !std::isfinite(*v); };
+  if (m.primal && !first_primal_) first_primal_ = *m.primal;
+  const bool grew = m.primal && stop_.diverge > 0 && *first_primal_ != 0 && std::isfinite(*m.primal) &&
+                    std::abs(*m.primal) > stop_.diverge * std::abs(*first_primal_);
   if (bad(m.primal) || bad(m.dual)) {
     status_ = RunStatus::diverged;
     message_ = "objective is not finite at passes " + std::to_string(passes);
+    action = Action::stop;
+  } else if (grew) {
+    status_ = RunStatus::diverged;
+    message_ = "the primal grew beyond stop.diverge = " + std::to_string(stop_.diverge) +
+               " times its first value at passes " + std::to_string(passes);
     action = Action::stop;
   } else if (certified && stop_.gap && *gap <= *stop_.gap) {
     status_ = RunStatus::done;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dualgap/solver.hpp"
+#include "objectives/objective.hpp"
 
 namespace dualgap {
 
@@ -18,6 +19,9 @@ struct DUALGAP_API StopCriteria {
   std::optional<double> max_time_s;   ///< solver time budget (evaluation excluded)
   std::optional<double> gap;          ///< stop when primal - dual <= gap
   std::optional<double> rel_gap;      ///< stop when (primal - dual) <= rel_gap * |primal|
+  /// Status "diverged" when |primal| exceeds this factor times |primal of the first row| (or a
+  /// value is not finite); 0 turns the growth test off. stop.diverge in the YAML.
+  double diverge = 1e6;
   static StopCriteria from_json(const json& j);
 };
 
@@ -36,8 +40,14 @@ class DUALGAP_API RunRecorder final : public Recorder {
  public:
   RunRecorder(StopCriteria stop, Schedule schedule, OracleCounters* counters);
 
+  /// The objective that scores every checkpoint (set before the solver runs).
+  void set_objective(Objective* objective) { objective_ = objective; }
+  /// Called with each checkpoint's iterate and row index while the clock is paused (saving
+  /// iterates); runs inside the checkpoint, before the stop criteria.
+  std::function<void(const Iterate&, std::size_t row, double passes)> on_iterate;
+
   bool due(double passes) const override;
-  Action checkpoint(double passes, const std::function<void(Metrics&)>& evaluate) override;
+  Action checkpoint(double passes, const std::function<void(Iterate&)>& fill) override;
   bool out_of_budget(double passes) const override;
   double solver_time_s() const override;
 
@@ -68,6 +78,8 @@ class DUALGAP_API RunRecorder final : public Recorder {
   StopCriteria stop_;
   Schedule schedule_;
   OracleCounters* counters_;
+  Objective* objective_ = nullptr;
+  std::optional<double> first_primal_;
   bool running_ = false;
   Clock::time_point started_{};
   double accumulated_s_ = 0;

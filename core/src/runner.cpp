@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "dualgap/data_utils.hpp"
+#include "iterates.hpp"
+#include "objectives/objective.hpp"
 #include "recorder.hpp"
 #include "util.hpp"
 
@@ -66,10 +68,11 @@ json environment_json() {
 }
 
 json base_json(const RunSpec& run, const std::string& hash) {
-  return json{{"schema", "dualgap.run/1"},
+  return json{{"schema", "dualgap.run/2"},
               {"experiment", run.experiment},
               {"run_id", run.run_id},
               {"solver", run.solver_name},
+              {"label", run.label.empty() ? run.solver_name : run.label},
               {"repeat", run.repeat},
               {"status", "running"},
               {"message", ""},
@@ -78,6 +81,27 @@ json base_json(const RunSpec& run, const std::string& hash) {
               {"approximate", false},
               {"config", run.config},
               {"config_hash", hash}};
+}
+
+// run.json's "objective": what the core scored (family, loss, lambda, ...) and, when there is
+// one, the oracle that defines the loss. Runs are compared only within one objective: the
+// problem and group keys of the expansion are refined by it, so that compare never ranks runs of
+// different objectives against one bound (e.g. square and logistic least squares on one data set).
+void describe_objective(json& out, const RunSpec& run, const Objective& objective) {
+  json o = objective.describe();
+  const json& oracle = run.config["oracle"];
+  if (oracle.is_object()) o["oracle"] = {{"plugin", oracle["plugin"]}, {"params", oracle["params"]}};
+  if (run.config["problem"].contains("reference")) o["reference"] = run.config["problem"]["reference"];
+  Fnv64 k;
+  k.add(o.dump());
+  const std::string key = k.hex();
+  out["objective"] = o;
+  out["objective_key"] = key;
+  Fnv64 p, g;
+  p.add(run.problem_key + ":" + key);
+  g.add(run.group_key + ":" + key);
+  out["problem_key"] = p.hex();
+  out["group_key"] = g.hex();
 }
 
 double vars_count(const Examples& ex, const char* what) {
@@ -134,15 +158,20 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     j["data_info"] = info;
     return j;
   };
-  // The partial log (what the parent keeps of a killed or crashed run): a header line, then
-  // one appended line per checkpoint, so that recording stays cheap for short runs.
-  std::unique_ptr<FILE, int (*)(FILE*)> partial(std::fopen(partial_path.c_str(), "w"), &std::fclose);
-  if (partial) {
+  // The partial log (what the parent keeps of a killed or crashed run): a header line, written
+  // once the objective is known, then one appended line per checkpoint, so that recording stays
+  // cheap for short runs.
+  std::unique_ptr<FILE, int (*)(FILE*)> partial(nullptr, &std::fclose);
+  auto open_partial = [&] {
+    partial.reset(std::fopen(partial_path.c_str(), "w"));
+    if (!partial) return;
     json header = out;
     header["data_info"] = json::object();
     std::fputs((header.dump() + "\n").c_str(), partial.get());
     std::fflush(partial.get());
-  }
+  };
+  IterateStore iterates(run_dir, cfg["record"].value("iterates", std::string("final")));
+  rec.on_iterate = [&](const Iterate& it, std::size_t row, double passes) { iterates.keep(it, row, passes); };
   rec.on_row = [&] {
     if (!partial) return;
     json row = rec.row_json(rec.rows() - 1);
@@ -220,6 +249,12 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     json sparams = resolve_expressions(sp.description->params, cfg["solver"]["params"], vars);
     out["config"]["solver"]["params_resolved"] = sparams;
     auto solver = create_object<Solver>(sp, Params(sparams));
+    ScoreOptions score_options;
+    score_options.train_error = cfg["record"].value("train_error", true);
+    const auto objective = make_objective(pb, *solver, score_options);
+    rec.set_objective(objective.get());
+    describe_objective(out, run, *objective);
+    open_partial();
 
     SolverContext ctx;
     ctx.recorder = &rec;
@@ -243,6 +278,12 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     rec.set_status(RunStatus::failed, "unknown exception");
   }
   out["message"] = rec.message();
+  try {
+    out["iterates"] = iterates.finish();
+  } catch (const std::exception& e) {
+    rec.set_status(RunStatus::failed, std::string("saving the iterates failed: ") + e.what());
+    out["message"] = rec.message();
+  }
   json final_json = snapshot(to_string(rec.status()));
   final_json["message"] = rec.message();
   write_file_atomic(final_path, final_json.dump(1));

@@ -123,24 +123,25 @@ class BruteChainOracle final : public StructuredOracle {
 };
 
 /// Recorder for tests: a row every `every` passes, stops at max_passes or when the gap is
-/// below `gap`. Marks oracle calls during evaluation as evaluation, like the core's.
+/// below `gap`. Scores every checkpoint with the core's objective (bind() first), which counts
+/// oracle calls during evaluation as evaluation.
 class TestRecorder final : public Recorder {
  public:
   struct Row {
     double passes;
-    Metrics m;
+    Scores m;
     OracleCounters counters;
   };
   TestRecorder(double max_passes, double gap, OracleCounters* c, double every = 1)
       : max_passes_(max_passes), gap_(gap), every_(every), c_(c), start_(Clock::now()) {}
 
   bool due(double passes) const override { return passes >= next_ || passes >= max_passes_; }
-  Action checkpoint(double passes, const std::function<void(Metrics&)>& evaluate) override {
+  void bind(const Problem& pb, const Solver& solver) { objective_ = make_objective(pb, solver); }
+  Action checkpoint(double passes, const std::function<void(Iterate&)>& fill) override {
     const auto t0 = Clock::now();
     Row r{passes, {}, {}};
-    if (c_) c_->evaluating = true;
-    evaluate(r.m);
-    if (c_) c_->evaluating = false;
+    REQUIRE_MESSAGE(objective_, "TestRecorder: bind(problem, solver) first");
+    score_checkpoint(*objective_, c_, fill, r.m);
     if (c_) r.counters = *c_;
     rows.push_back(r);
     paused_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -155,15 +156,14 @@ class TestRecorder final : public Recorder {
 
   std::vector<Row> rows;
   double extra(const Row& r, const std::string& name) const {
-    for (auto& [k, v] : r.m.extra)
-      if (k == name) return v;
-    return std::nan("");
+    return r.m.column(name).value_or(std::nan(""));
   }
 
  private:
   using Clock = std::chrono::steady_clock;
   double max_passes_, gap_, every_;
   OracleCounters* c_;
+  std::unique_ptr<Objective> objective_;
   Clock::time_point start_;
   double paused_s_ = 0;
   double next_ = 0;
@@ -264,6 +264,7 @@ inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle
   pb.data = &data;
   pb.oracle = &oracle;
   pb.lambda = lambda;
+  rec->bind(pb, *solver);
   SolverContext ctx;
   ctx.recorder = rec.get();
   ctx.seed = seed;

@@ -20,11 +20,7 @@ void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
 
 double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
 
-double extra(const dualgap::Metrics& m, const std::string& name) {
-  for (const auto& [k, v] : m.extra)
-    if (k == name) return v;
-  return std::nan("");
-}
+double extra(const dualgap::Scores& m, const std::string& name) { return m.column(name).value_or(std::nan("")); }
 
 }  // namespace
 

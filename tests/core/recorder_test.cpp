@@ -11,6 +11,25 @@ using namespace dualgap;
 using namespace dualgap::test;
 
 namespace {
+// An objective whose scores the test sets directly (the recorder's logic under test, not a family).
+struct Scripted : Objective {
+  std::function<void(Scores&)> next = [](Scores&) {};
+  json describe() const override { return {{"family", "scripted"}}; }
+  const char* model_kind() const override { return "w"; }
+  void score(const Iterate&, Scores& out) override { next(out); }
+};
+Vector dummy_w = Vector::Zero(1);
+// A checkpoint whose iterate the scripted objective scores as `scores` says; `extra` sets a
+// solver column.
+Action at(RunRecorder& rec, Scripted& obj, double passes, std::function<void(Scores&)> scores = [](Scores&) {},
+          std::function<void(Iterate&)> extra = [](Iterate&) {}) {
+  obj.next = std::move(scores);
+  rec.set_objective(&obj);
+  return rec.checkpoint(passes, [&](Iterate& it) {
+    it.w = &dummy_w;
+    extra(it);
+  });
+}
 void busy_for(double seconds) {
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
@@ -22,14 +41,15 @@ TEST_CASE("evaluation time does not show up in the solver clock") {
   OracleCounters counters;
   RunRecorder rec(StopCriteria{}, Schedule{}, &counters);
   rec.start();
-  auto slow_eval = [](Metrics& m) {
+  Scripted obj;
+  auto slow_eval = [](Scores& m) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     m.primal = 1;
   };
   busy_for(0.05);
-  rec.checkpoint(1, slow_eval);
+  at(rec, obj, 1, slow_eval);
   busy_for(0.05);
-  rec.checkpoint(2, slow_eval);
+  at(rec, obj, 2, slow_eval);
   rec.finish();
   auto c = rec.curve_json();
   const double t1 = c["time"][0], t2 = c["time"][1];
@@ -51,7 +71,8 @@ TEST_CASE("oracle calls made during evaluation are counted as evaluation") {
   rec.start();
   oracle.call();
   oracle.call();
-  rec.checkpoint(1, [&](Metrics& m) {
+  Scripted obj;
+  at(rec, obj, 1, [&](Scores& m) {
     for (int i = 0; i < 5; ++i) oracle.call();
     m.primal = 1;
   });
@@ -61,12 +82,13 @@ TEST_CASE("oracle calls made during evaluation are counted as evaluation") {
 }
 
 TEST_CASE("schedules: every k passes and geometric") {
+  Scripted obj;
   RunRecorder every(StopCriteria{}, Schedule::from_json(json{{"every", 3}}), nullptr);
   every.start();
   int rows = 0;
   for (int p = 0; p <= 10; ++p)
     if (every.due(p)) {
-      every.checkpoint(p, [](Metrics&) {});
+      at(every, obj, p);
       ++rows;
     }
   CHECK(rows == 4);  // 0, 3, 6, 9
@@ -75,7 +97,7 @@ TEST_CASE("schedules: every k passes and geometric") {
   std::vector<double> at;
   for (int p = 0; p <= 20; ++p)
     if (geo.due(p)) {
-      geo.checkpoint(p, [](Metrics&) {});
+      at(geo, obj, p);
       at.push_back(p);
     }
   CHECK(at == std::vector<double>{0, 1, 2, 4, 8, 16});
@@ -85,15 +107,16 @@ TEST_CASE("stop criteria: gap target, budget, NaN; nulls for missing values") {
   StopCriteria stop;
   stop.gap = 1e-3;
   stop.max_passes = 100;
+  Scripted obj;
   RunRecorder rec(stop, Schedule{}, nullptr);
   rec.start();
-  CHECK(rec.checkpoint(1, [](Metrics& m) { m.primal = 1.0; m.dual = 0.5; }) == Action::proceed);
-  CHECK(rec.checkpoint(2, [](Metrics& m) { m.primal = 1.0; m.dual = 1.0 - 1e-4; }) == Action::stop);
+  CHECK(at(rec, obj, 1, [](Scores& m) { m.primal = 1.0; m.dual = 0.5; }) == Action::proceed);
+  CHECK(at(rec, obj, 2, [](Scores& m) { m.primal = 1.0; m.dual = 1.0 - 1e-4; }) == Action::stop);
   CHECK(rec.status() == RunStatus::done);
 
   RunRecorder nan(StopCriteria{}, Schedule{}, nullptr);
   nan.start();
-  CHECK(nan.checkpoint(1, [](Metrics& m) { m.primal = std::nan(""); }) == Action::stop);
+  CHECK(at(nan, obj, 1, [](Scores& m) { m.primal = std::nan(""); }) == Action::stop);
   CHECK(nan.status() == RunStatus::diverged);
   CHECK(nan.curve_json()["primal"][0].is_null());  // no NaN in JSON
 
@@ -101,10 +124,11 @@ TEST_CASE("stop criteria: gap target, budget, NaN; nulls for missing values") {
   b.max_passes = 2;
   RunRecorder budget(b, Schedule{}, nullptr);
   budget.start();
-  CHECK(budget.checkpoint(1, [](Metrics&) {}) == Action::proceed);
+  CHECK(at(budget, obj, 1) == Action::proceed);
   CHECK(!budget.due(1.5));
   CHECK(budget.due(2));
-  CHECK(budget.checkpoint(2, [](Metrics& m) { m.train_error = 0.5; m.set("extra", 3); }) == Action::stop);
+  CHECK(at(budget, obj, 2, [](Scores& m) { m.train_error = 0.5; }, [](Iterate& it) { it.set("extra", 3); }) ==
+        Action::stop);
   CHECK(budget.status() == RunStatus::budget);
   auto c = budget.curve_json();
   CHECK(c["dual"][0].is_null());
@@ -137,16 +161,46 @@ TEST_CASE("an approximate gap never meets the gap target; budgets still stop the
   StopCriteria stop;
   stop.gap = 1e-3;
   stop.max_passes = 3;
+  Scripted obj;
   RunRecorder rec(stop, Schedule{}, nullptr);
   rec.start();
-  auto approx = [](Metrics& m) {
+  auto approx = [](Scores& m) {
     m.primal = 1.0;
     m.dual = 1.01;  // negative "gap", as alpha-expansion can give
     m.approximate = true;
   };
-  CHECK(rec.checkpoint(1, approx) == Action::proceed);
-  CHECK(rec.checkpoint(2, approx) == Action::proceed);
-  CHECK(rec.checkpoint(3, approx) == Action::stop);
+  CHECK(at(rec, obj, 1, approx) == Action::proceed);
+  CHECK(at(rec, obj, 2, approx) == Action::proceed);
+  CHECK(at(rec, obj, 3, approx) == Action::stop);
   CHECK(rec.status() == RunStatus::budget);
   CHECK(rec.approximate());
+}
+
+TEST_CASE("a primal that grows past stop.diverge times its first value ends the run as diverged") {
+  Scripted obj;
+  RunRecorder rec(StopCriteria::from_json(json{{"diverge", 1e6}}), Schedule{}, nullptr);
+  rec.start();
+  CHECK(at(rec, obj, 1, [](Scores& m) { m.primal = 2.0; }) == Action::proceed);
+  CHECK(at(rec, obj, 2, [](Scores& m) { m.primal = 1.9e6; }) == Action::proceed);  // 0.95e6 x the first
+  CHECK(at(rec, obj, 3, [](Scores& m) { m.primal = 5e224; }) == Action::stop);
+  CHECK(rec.status() == RunStatus::diverged);
+  CHECK(rec.message().find("stop.diverge") != std::string::npos);
+
+  RunRecorder off(StopCriteria::from_json(json{{"diverge", 0}, {"max_passes", 3}}), Schedule{}, nullptr);
+  off.start();
+  CHECK(at(off, obj, 1, [](Scores& m) { m.primal = 2.0; }) == Action::proceed);
+  CHECK(at(off, obj, 2, [](Scores& m) { m.primal = 5e224; }) == Action::proceed);  // growth test off
+  CHECK(at(off, obj, 3, [](Scores& m) { m.primal = 5e224; }) == Action::stop);
+  CHECK(off.status() == RunStatus::budget);
+}
+
+TEST_CASE("a solver cannot write a column the core computes") {
+  Scripted obj;
+  RunRecorder rec(StopCriteria{}, Schedule{}, nullptr);
+  rec.start();
+  for (const char* name : {"primal", "dual", "gap", "train_error", "test_error", "oracle_calls", "time"})
+    CHECK_THROWS_WITH(at(rec, obj, 1, [](Scores& m) { m.primal = 1.0; }, [&](Iterate& it) { it.set(name, 0.0); }),
+                      doctest::Contains("computed by the core"));
+  rec.set_objective(&obj);
+  CHECK_THROWS_WITH(rec.checkpoint(1, [](Iterate&) {}), doctest::Contains("exactly one model"));
 }

@@ -1,9 +1,12 @@
 // The "solver" plugin kind, the problem it is handed, and the recorder it reports to.
 //
-// A solver never prints and never reads a clock for reporting (cf. Ceres' IterationCallback):
-// at its checkpoints it hands the recorder a closure that evaluates the current iterate; the
-// recorder pauses the solver clock around it, stores the row, checks the stop criteria and
-// answers proceed or stop. Between checkpoints a solver may ask out_of_budget() (cheap).
+// A solver never prints and never reads a clock for reporting (cf. Ceres' IterationCallback),
+// and never scores itself (plugin API 2): at its checkpoints it hands the recorder a closure that
+// fills an Iterate (dualgap/iterate.hpp) with its current model and, where it has one, a dual
+// certificate. The recorder pauses the solver clock around the closure, lets the core's objective
+// of the run compute primal, dual, gap and errors from the iterate, stores the row, checks the
+// stop criteria and answers proceed or stop. Between checkpoints a solver may ask
+// out_of_budget() (cheap).
 #pragma once
 
 #include <cstdint>
@@ -16,25 +19,11 @@
 
 #include "dualgap/data.hpp"
 #include "dualgap/features.hpp"
+#include "dualgap/iterate.hpp"
 #include "dualgap/oracle.hpp"
 #include "dualgap/params.hpp"
 
 namespace dualgap {
-
-/// Values of one checkpoint. Unset optionals are written as null.
-struct Metrics {
-  std::optional<double> primal;       ///< objective of the current (or averaged) iterate
-  std::optional<double> dual;         ///< certified lower bound (dual objective)
-  std::optional<double> train_error;  ///< fraction in [0, 1]
-  std::optional<double> test_error;
-  bool approximate = false;           ///< primal/dual only approximate (e.g. alpha-expansion)
-  std::vector<std::pair<std::string, double>> extra;  ///< solver-specific columns
-  void set(const std::string& name, double value) {
-    for (auto& [k, v] : extra)
-      if (k == name) { v = value; return; }
-    extra.emplace_back(name, value);
-  }
-};
 
 enum class Action { proceed, stop };
 
@@ -44,8 +33,9 @@ class DUALGAP_API Recorder {
   /// Whether a checkpoint is due at this progress (passes over the data; solvers that count
   /// iterations, e.g. boosting rounds, state in their README what one "pass" is).
   virtual bool due(double passes) const = 0;
-  /// Pauses the solver clock, runs `evaluate`, records a row, checks the stop criteria.
-  virtual Action checkpoint(double passes, const std::function<void(Metrics&)>& evaluate) = 0;
+  /// Pauses the solver clock, runs `fill`, scores the iterate it describes (the core's
+  /// objective of the run), records a row, checks the stop criteria.
+  virtual Action checkpoint(double passes, const std::function<void(Iterate&)>& fill) = 0;
   /// Whether a budget (time, passes, oracle calls) is exhausted; cheap, call it often.
   virtual bool out_of_budget(double passes) const = 0;
   /// Solver time so far in seconds, evaluation excluded (for algorithmic rules only, such as
@@ -59,6 +49,19 @@ struct Problem {
   Oracle* oracle = nullptr;       ///< counted oracle; nullptr if the experiment has none
   double lambda = 0;              ///< regularization (problem.lambda, expressions evaluated)
   json params = json::object();   ///< the resolved problem section
+};
+
+/// Which objective a solver minimizes, when the oracle does not say it alone. The core scores
+/// every run of one objective with the same code and compares runs only within one objective.
+///   family "ssvm"               structured oracles (the default for them)
+///          "sparse_multiclass"  block_loss oracles (the default for them; loss = the oracle's)
+///          "boosting"           loss "exp": ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y - F_{y_i})
+///                               (params {C}); loss "exp_hamming": AdaBoost.MH's exponential loss
+///          "least_squares"      loss "square" or "logistic" on the model's scores (params {ridge})
+struct ObjectiveSpec {
+  std::string family;            ///< empty: the one the oracle's interface implies
+  std::string loss;              ///< empty: the oracle's
+  json params = json::object();  ///< what else defines the objective (e.g. {"C": 1e4})
 };
 
 struct SolverContext {
@@ -75,6 +78,11 @@ class DUALGAP_API Solver : public PluginObject {
   ~Solver() override;
   /// Oracle interfaces this solver accepts (e.g. {"structured"}); empty: needs no oracle.
   virtual std::vector<std::string> accepts() const = 0;
+  /// The objective this solver minimizes on `problem` (default: the one its oracle implies).
+  virtual ObjectiveSpec objective(const Problem& problem) const {
+    (void)problem;
+    return {};
+  }
   /// Runs until the recorder says stop or the solver converges by its own rule.
   virtual void solve(const Problem& problem, SolverContext& ctx) = 0;
 };

@@ -38,16 +38,14 @@ class Bcd final : public dualgap::Solver {
     const double lambda = pb.lambda;
     const Eigen::Index d = oracle.num_features();
     const int K = oracle.num_classes();
-    DenseMatrix W = DenseMatrix::Zero(d, K), Gfull(d, K);
+    DenseMatrix W = DenseMatrix::Zero(d, K);
     std::vector<double> G(K), h(K), delta(K), step(K), wnew(K);
     std::vector<char> active(static_cast<std::size_t>(d), 1);
     std::mt19937_64 rng(ctx.seed);
     std::uniform_int_distribution<Eigen::Index> pick(0, d > 0 ? d - 1 : 0);
     const bool use_max = stop_norm_ == "max" || (stop_norm_ == "auto" && !line_search_);
 
-    auto eval = [&](dualgap::Metrics& m) {
-      dualgap::sparse::evaluate(oracle, W, lambda, *pb.data, m, Gfull);
-    };
+    auto eval = [&](dualgap::Iterate& it) { it.W = &W; };  // the core scores W (and leaves the oracle at W)
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
 
     double first = -1;                                       // violation measure of iteration 1

@@ -23,7 +23,8 @@ namespace {
 using namespace dualgap_bcfw;
 using dualgap::Action;
 using dualgap::Labeling;
-using dualgap::Metrics;
+using dualgap::Iterate;
+using dualgap::SsvmDualPoint;
 
 enum class Sampling { permutation, uniform, cyclic, gap };
 enum class Inner { pairwise, fw };
@@ -37,7 +38,6 @@ struct Options {
   int T = 10;    ///< drop planes inactive for T outer iterations
   bool auto_rule = true;
   Sampling sample = Sampling::permutation;
-  bool train_error = true;
   int gram_max_units = 64;
   int gap_refresh = 10;  ///< sample: gap -- every gap_refresh-th exact pass is a full permutation
   int inner_steps = 0;  ///< block-local steps over W_i after every block step
@@ -52,7 +52,6 @@ struct Options {
         M(p.get<int>("M")),
         T(p.get<int>("T")),
         auto_rule(p.get<bool>("auto_rule")),
-        train_error(p.get<bool>("train_error")),
         gram_max_units(p.get<int>("gram_max_units")),
         gap_refresh(p.get<int>("gap_refresh")),
         inner_steps(p.get<int>("inner_steps")) {
@@ -169,67 +168,38 @@ class Bcfw final : public dualgap::Solver {
     int approx_passes_last = 0;
     bool converged = false;
 
-    // ---- evaluation at a checkpoint (oracle calls here count as evaluation) ----
+    // ---- checkpoint: hand the core the iterate and its dual point (the core scores them) ----
     Vector w_eval(dim), wb(dim);
-    Labeling elab;
-    std::vector<double> escores;
-    auto eval = [&](Metrics& m) {
-      double dual = st.dual();
-      const Vector* wp = &st.w;
+    auto eval = [&](Iterate& it) {
+      it.w = &st.w;
+      double circ = st.phi_circ;
       if (opt_.averaging && !converged && avg_exact.samples() > 0) {
+        // Section 3.5: report the weighted average (MP-BCFW-avg: the interpolation of the exact
+        // and approximate averages with the best dual value); both the primal iterate and the
+        // dual point are then the averaged ones.
         avg_exact.weights(st, w_eval);
-        double circ = avg_exact.circ(st);
+        circ = avg_exact.circ(st);
         if (opt_.multiplane && avg_approx.samples() > 0) {
           avg_approx.weights(st, wb);
           const double cb = avg_approx.circ(st);
           const double t = best_interpolation(w_eval, circ, wb, cb, lambda);
           w_eval = (1 - t) * w_eval + t * wb;
           circ = (1 - t) * circ + t * cb;
-          m.set("interpolation", t);
+          it.set("interpolation", t);
         }
-        m.set("dual_last", dual);
-        dual = -0.5 * lambda * w_eval.squaredNorm() + circ;
-        wp = &w_eval;
+        it.set("dual_last", st.dual());
+        it.w = &w_eval;
       }
-      const Vector& w = *wp;
-      double hinge = 0;
-      std::size_t wrong = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const int* yi = ex.y.data() + ex.unit_begin(i);
-        oracle->max_oracle(ex, i, w, elab, escores);
-        const double v = elab.loss + elab.constant - st.truth_constant(i) +
-                         score_of(ex, *oracle, i, elab.labels.data(), escores.data(), w) -
-                         score_of(ex, *oracle, i, yi, escores.data(), w);
-        // y_i itself is a candidate with value Delta(y_i, y_i) (0), so the max is at least that;
-        // this matters only for approximate oracles.
-        hinge += std::max(v, oracle->loss(ex, i, yi));
-        if (opt_.train_error) {
-          oracle->decode(ex, i, w, elab, escores);
-          for (int u = 0; u < ex.units_of(i); ++u) wrong += (elab.labels[u] != yi[u]);
-        }
-      }
-      m.primal = 0.5 * lambda * w.squaredNorm() + hinge / static_cast<double>(n);
-      m.dual = dual;
-      m.approximate = !oracle->exact();
-      if (opt_.train_error) m.train_error = static_cast<double>(wrong) / static_cast<double>(ex.num_units());
-      if (test.num_examples() > 0) {
-        std::size_t twrong = 0;
-        for (std::size_t i = 0; i < test.num_examples(); ++i) {
-          oracle->decode(test, i, w, elab, escores);
-          const int* yi = test.y.data() + test.unit_begin(i);
-          for (int u = 0; u < test.units_of(i); ++u) twrong += (elab.labels[u] != yi[u]);
-        }
-        m.test_error = static_cast<double>(twrong) / static_cast<double>(test.num_units());
-      }
-      m.set("dense_blocks", dense ? 1.0 : 0.0);
+      it.ssvm_dual = SsvmDualPoint{nullptr, circ};
+      it.set("dense_blocks", dense ? 1.0 : 0.0);
       if (opt_.multiplane) {
-        m.set("working_set", ws.mean_size());
-        m.set("approx_passes", approx_passes_last);
-        if (!dense) m.set("approx_scores", support.mean_computed());
+        it.set("working_set", ws.mean_size());
+        it.set("approx_passes", approx_passes_last);
+        if (!dense) it.set("approx_scores", support.mean_computed());
       }
       const auto* c = oracle->counters();
       const double t = rec.solver_time_s();
-      if (c && t > 0) m.set("exact_oracle_share", c->oracle_time_s / t);
+      if (c && t > 0) it.set("exact_oracle_share", c->oracle_time_s / t);
     };
 
     auto after_step = [&](bool exact) {
@@ -364,20 +334,6 @@ class Bcfw final : public dualgap::Solver {
     for (; p < e; p += 64) __builtin_prefetch(p);
   }
 
-  // <w, phi(x_i, y)> from the unary score table of w (plus the transition block of w).
-  static double score_of(const dualgap::Examples& ex, const dualgap::StructuredOracle& oracle,
-                         std::size_t i, const int* y, const double* S, const Vector& w) {
-    const int K = ex.num_classes;
-    const int U = ex.units_of(i);
-    double s = 0;
-    for (int u = 0; u < U; ++u) s += S[u * K + y[u]];
-    if (oracle.uses_transitions()) {
-      const double* T = w.data() + static_cast<std::size_t>(K) * ex.num_features();
-      dualgap::StructuredOracle::for_each_pair(ex, i, [&](int a, int c) { s += T[y[a] * K + y[c]]; });
-    }
-    return s;
-  }
-
   Options opt_;
 };
 
@@ -404,7 +360,6 @@ dualgap::PluginDescription describe() {
                  "sample: gap -- every gap_refresh-th exact pass is a full permutation pass that "
                  "refreshes all block gaps",
                  1.0),
-       bool_param("train_error", true, "record the training error (n more oracle calls per checkpoint)"),
        int_param("gram_max_units", 64,
                  "keep the Gram matrix of examples with at most this many units (units^2 doubles each) "
                  "for the step's norm; longer examples build the change densely per touched class",

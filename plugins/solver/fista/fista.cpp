@@ -35,7 +35,7 @@ class Fista final : public dualgap::Solver {
     const double lambda = pb.lambda;
     const Eigen::Index d = oracle.num_features();
     const int K = oracle.num_classes();
-    DenseMatrix W = DenseMatrix::Zero(d, K), Y = W, Wn(d, K), G(d, K), Gfull(d, K), D(d, K);
+    DenseMatrix W = DenseMatrix::Zero(d, K), Y = W, Wn(d, K), G(d, K), D(d, K);
     double L;
     if (!backtracking_) {
       L = oracle.global_lipschitz();
@@ -48,9 +48,9 @@ class Fista final : public dualgap::Solver {
       L = std::max(L / 4, 1e-12);
     }
     double t = 1;
-    auto eval = [&](dualgap::Metrics& m) {
-      dualgap::sparse::evaluate(oracle, W, lambda, *pb.data, m, Gfull);
-      m.set("step_L", L);
+    auto eval = [&](dualgap::Iterate& it) {
+      it.W = &W;  // the core scores W
+      it.set("step_L", L);
     };
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
     for (double passes = 1;; passes += 1) {

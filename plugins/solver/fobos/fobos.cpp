@@ -34,7 +34,7 @@ class Fobos final : public dualgap::Solver {
     const int* rp = X.outerIndexPtr();
     const int* ri = X.innerIndexPtr();
     const double* rv = X.valuePtr();
-    DenseMatrix W = DenseMatrix::Zero(d, K), Gfull(d, K);
+    DenseMatrix W = DenseMatrix::Zero(d, K);
     std::vector<double> last(static_cast<std::size_t>(d), 0.0);  // cumulative shrink applied
     double cum = 0;                                               // sum_k eta_k lambda so far
     std::vector<double> s(K), g(K);
@@ -50,9 +50,9 @@ class Fobos final : public dualgap::Solver {
       double* w = W.data() + j * K;
       dualgap::sparse::group_soft_threshold(w, K, pending, w);
     };
-    auto eval = [&](dualgap::Metrics& m) {
-      for (Eigen::Index j = 0; j < d; ++j) catch_up(j);
-      dualgap::sparse::evaluate(oracle, W, lambda, *pb.data, m, Gfull);
+    auto eval = [&](dualgap::Iterate& it) {
+      for (Eigen::Index j = 0; j < d; ++j) catch_up(j);  // lazy penalty steps owed to every row
+      it.W = &W;                                          // the core scores W
     };
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
     double t = 0;

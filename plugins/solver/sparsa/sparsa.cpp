@@ -32,10 +32,8 @@ class Sparsa final : public dualgap::Solver {
     const double lambda = pb.lambda;
     const Eigen::Index d = oracle.num_features();
     const int K = oracle.num_classes();
-    DenseMatrix W = DenseMatrix::Zero(d, K), Wn(d, K), G(d, K), Gn(d, K), Gfull(d, K);
-    auto eval = [&](dualgap::Metrics& m) {
-      dualgap::sparse::evaluate(oracle, W, lambda, *pb.data, m, Gfull);
-    };
+    DenseMatrix W = DenseMatrix::Zero(d, K), Wn(d, K), G(d, K), Gn(d, K);
+    auto eval = [&](dualgap::Iterate& it) { it.W = &W; };  // the core scores W (and leaves the oracle at W)
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
     double F = oracle.set_point(W) + lambda * dualgap::sparse::penalty(W);
     oracle.gradient(G);

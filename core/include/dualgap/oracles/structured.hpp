@@ -232,6 +232,20 @@ class DUALGAP_API StructuredOracle : public Oracle {
     for_each_pair(ex, i, [&](int a, int c) { T[y[a] * K + y[c]] += coef; });
   }
 
+  /// <w, phi(x_i, y)> from the unary score table of w for example i (as max_oracle and decode
+  /// leave it in `scores`) plus the transition block of w.
+  double joint_score(const Examples& ex, std::size_t i, const int* y, const double* unary, const Vector& w) const {
+    const int K = ex.num_classes;
+    const int U = ex.units_of(i);
+    double s = 0;
+    for (int u = 0; u < U; ++u) s += unary[u * K + y[u]];
+    if (uses_transitions()) {
+      const double* T = w.data() + static_cast<std::size_t>(K) * ex.num_features();
+      for_each_pair(ex, i, [&](int a, int c) { s += T[y[a] * K + y[c]]; });
+    }
+    return s;
+  }
+
   /// Calls f(a, b) for each pair of local unit indices carrying a transition feature.
   template <class F>
   static void for_each_pair(const Examples& ex, std::size_t i, F&& f) {

@@ -28,19 +28,10 @@
 #include <vector>
 
 #include "dualgap/data.hpp"
+#include "dualgap/iterate.hpp"
 #include "dualgap/oracle.hpp"
 
 namespace dualgap {
-
-/// A decision stump h(x) = sign * (x[feature] > threshold ? +1 : -1), values in {-1, +1}.
-struct Stump {
-  int feature = 0;
-  double threshold = 0;  ///< below the smallest training value: a constant stump (h == sign)
-  int sign = 1;          ///< +1 or -1
-  int cls = -1;          ///< class the stump was selected for (-1: shared / vote stump)
-  double edge = 0;       ///< edge at selection time
-  double operator()(double v) const { return v > threshold ? sign : -sign; }
-};
 
 class DUALGAP_API WeakLearnerOracle : public Oracle {
  public:
