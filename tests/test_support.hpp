@@ -9,7 +9,7 @@
 #include <string>
 
 #include "loader.hpp"
-#include "objectives/objective.hpp"
+#include "dualgap/objective.hpp"
 #include "schema.hpp"
 
 namespace dualgap::test {

@@ -64,6 +64,8 @@ void OwnedIterate::assign(const Iterate& it) {
     has_test_scores = it.test_scores != nullptr;
     if (has_test_scores) test_scores = *it.test_scores;
   }
+  has_intercept = it.intercept != nullptr;
+  if (has_intercept) intercept = *it.intercept;
   has_dual = it.ssvm_dual.has_value();
   separate_w_alpha = has_dual && it.ssvm_dual->w_alpha != nullptr;
   if (separate_w_alpha) w_alpha = *it.ssvm_dual->w_alpha;
@@ -73,7 +75,7 @@ void OwnedIterate::assign(const Iterate& it) {
 Iterate OwnedIterate::view() const {
   Iterate it;
   if (model == "w") it.w = &w;
-  else if (model == "W") it.W = &W;
+  else if (model == "W") it.W = &W, it.intercept = has_intercept ? &intercept : nullptr;
   else if (model == "ensemble") it.ensemble = &ensemble;
   else if (model == "scores") {
     it.train_scores = &train_scores;
@@ -120,7 +122,10 @@ json IterateStore::write(const OwnedIterate& it, std::size_t row, double passes)
   };
   auto rows = [](const DenseMatrix& M) { return std::vector<std::size_t>{std::size_t(M.rows()), std::size_t(M.cols())}; };
   if (it.model == "w") put("w", it.w.data(), {std::size_t(it.w.size())});
-  else if (it.model == "W") put("W", it.W.data(), rows(it.W));
+  else if (it.model == "W") {
+    put("W", it.W.data(), rows(it.W));
+    if (it.has_intercept) put("intercept", it.intercept.data(), {std::size_t(it.intercept.size())});
+  }
   else if (it.model == "ensemble") {
     put("alpha", it.ensemble.alpha.data(), rows(it.ensemble.alpha));
     json stumps = json::array();
@@ -149,7 +154,11 @@ OwnedIterate load_iterate(const std::string& run_dir, const json& e, const std::
   OwnedIterate it;
   it.model = model;
   if (model == "w") it.w = vector(path("w"));
-  else if (model == "W") it.W = matrix(path("W"));
+  else if (model == "W") {
+    it.W = matrix(path("W"));
+    it.has_intercept = files.contains("intercept");
+    if (it.has_intercept) it.intercept = vector(path("intercept"));
+  }
   else if (model == "ensemble") {
     it.ensemble.alpha = matrix(path("alpha"));
     const json stumps = json::parse(read_file(path("stumps").string()));

@@ -3,7 +3,7 @@
 //
 // Files, in <run_dir>/iterates/, named by the checkpoint's row in the curve (6 digits):
 //   w_ROW.npy              structured SVM: float64 (dim,)
-//   W_ROW.npy              linear model: float64 (d, K), scores = X W
+//   W_ROW.npy              linear model: float64 (d, K), scores = X W (+ intercept_ROW.npy, (K,))
 //   alpha_ROW.npy          boosting: float64 (T, K) with stumps_ROW.json, a list of
 //                          {feature, threshold, sign, cls}: F_c(x) = sum_t alpha[t, c] h_t(x),
 //                          h_t(x) = sign * (x[feature] > threshold ? 1 : -1)
@@ -25,10 +25,10 @@ namespace dualgap {
 /// An Iterate that owns its model (a copy kept for `final`, or one read back from disk).
 struct OwnedIterate {
   std::string model;  ///< "w", "W", "ensemble", "scores"
-  Vector w, w_alpha;
+  Vector w, w_alpha, intercept;
   DenseMatrix W, train_scores, test_scores;
   Ensemble ensemble;
-  bool has_test_scores = false, has_dual = false, separate_w_alpha = false;
+  bool has_test_scores = false, has_dual = false, separate_w_alpha = false, has_intercept = false;
   double l_alpha = 0;
 
   void assign(const Iterate& it);

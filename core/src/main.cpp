@@ -1,4 +1,4 @@
-// dualgap command line: run, validate, plugins, describe, compare, new-plugin.
+// dualgap command line: run, validate, plugins, describe, compare, evaluate, new-plugin.
 // Exit status: 0 success, 1 a run or the tool failed, 2 bad usage or invalid configuration.
 #include <fnmatch.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "compare/compare.hpp"
+#include "evaluate.hpp"
 #include "config.hpp"
 #include "loader.hpp"
 #include "runner.hpp"
@@ -30,6 +31,7 @@ commands:
   plugins                   list the plugins found on the plugin path
   describe PLUGIN           print a plugin's summary and parameter schema
   compare RESULTS...        tables, HTML report and figures from recorded runs
+  evaluate RESULTS...       re-score finished runs from their saved iterates (e.g. on another test file)
   new-plugin KIND NAME      write a working plugin skeleton (dataset, features, oracle, solver)
 
 'dualgap <command> --help' describes each command. Plugin path: the build tree, the install
@@ -272,6 +274,7 @@ int main(int argc, char** argv) {
     if (cmd == "plugins") return cmd_plugins(args);
     if (cmd == "describe") return cmd_describe(args);
     if (cmd == "compare") return compare::compare_main(args);
+    if (cmd == "evaluate") return evaluate_main(args);
     if (cmd == "new-plugin") return scaffold::new_plugin_main(args);
     std::cerr << "dualgap: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;

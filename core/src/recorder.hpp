@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dualgap/solver.hpp"
-#include "objectives/objective.hpp"
+#include "dualgap/objective.hpp"
 
 namespace dualgap {
 

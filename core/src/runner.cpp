@@ -18,7 +18,8 @@
 
 #include "dualgap/data_utils.hpp"
 #include "iterates.hpp"
-#include "objectives/objective.hpp"
+#include "prepare.hpp"
+#include "dualgap/objective.hpp"
 #include "recorder.hpp"
 #include "util.hpp"
 
@@ -104,12 +105,6 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   out["group_key"] = g.hex();
 }
 
-double vars_count(const Examples& ex, const char* what) {
-  if (std::string(what) == "n") return static_cast<double>(ex.num_examples());
-  if (std::string(what) == "N") return static_cast<double>(ex.num_units());
-  if (std::string(what) == "d") return static_cast<double>(ex.num_features());
-  return static_cast<double>(ex.num_classes);
-}
 
 }  // namespace
 
@@ -182,73 +177,14 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   };
 
   try {
-    // data
-    auto t0 = Clock::now();
-    const LoadedPlugin& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
-    auto ds = create_object<DatasetPlugin>(dp, Params(cfg["data"]["params"]));
-    DatasetContext dctx;
-    dctx.seed = cfg["seeds"]["data"].get<std::uint64_t>();
-    dctx.cache_dir = cache_dir;
-    Data data = ds->load(dctx);
-    data.train.check(dp.path + " (train split)");
-    if (data.test.num_units() > 0) data.test.check(dp.path + " (test split)");
-    if (cfg["data"].contains("validation")) {
-      // Hold out a stratified part of train as the evaluation set; the test set is never seen.
-      const double frac = cfg["data"]["validation"].get<double>();
-      auto [tr, va] = split_indices(data.train, frac, derive_seed(dctx.seed, "validation", 0), true, false);
-      if (tr.empty() || va.empty())
-        throw DataError(fmt::format("data.validation = {}: the training set of {} examples leaves an empty {} side",
-                                    frac, data.train.num_examples(), tr.empty() ? "training" : "validation"));
-      info["validation"] = {{"fraction", frac}, {"train_examples", tr.size()}, {"validation_examples", va.size()},
-                            {"test_examples_dropped", data.test.num_examples()}};
-      data.test = data.train.select(va);
-      data.train = data.train.select(tr);
-    }
-    info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
-    // feature chain, fitted on train only
-    t0 = Clock::now();
-    std::uint64_t fseed = cfg["seeds"]["features"].get<std::uint64_t>();
-    std::size_t fidx = 0;
-    for (auto& f : cfg["features"]) {
-      const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
-      json vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
-                   {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
-      auto fg = create_object<FeatureGenerator>(fp, Params(resolve_expressions(fp.description->params, f["params"], vars)));
-      fg->fit(data.train, derive_seed(fseed, "features", fidx++));
-      data.train.X = fg->transform(data.train.X);
-      if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
-    }
-    info["features_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
-    const json vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
-                       {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
-    info["train"] = {{"examples", data.train.num_examples()}, {"units", data.train.num_units()},
-                     {"features", data.train.num_features()}, {"classes", data.train.num_classes},
-                     {"nonzeros", data.train.X.nonzeros()}, {"sparse", data.train.X.is_sparse()}};
-    info["test"] = {{"examples", data.test.num_examples()}, {"units", data.test.num_units()}};
-    info["name"] = data.name;
-    info["source"] = data.source;
-
-    // problem
-    Problem pb;
-    pb.data = &data;
-    const json problem = resolve_expressions(
-        {{"lambda", ParamType::real, json("1/n"), 0.0, {}, {}, ""}}, cfg["problem"], vars);
-    pb.lambda = problem["lambda"].get<double>();
-    pb.params = problem;
-    out["config"]["problem_resolved"] = problem;
-
-    std::shared_ptr<Oracle> oracle;
-    if (!cfg["oracle"].is_null()) {
-      const LoadedPlugin& op = reg.get(Kind::oracle, cfg["oracle"]["plugin"]);
-      json params = resolve_expressions(op.description->params, cfg["oracle"]["params"], vars);
-      oracle = create_object<Oracle>(op, Params(params));
-      oracle->attach_counters(&counters);
-      pb.oracle = oracle.get();
-    }
-    const LoadedPlugin& sp = reg.get(Kind::solver, cfg["solver"]["plugin"]);
-    json sparams = resolve_expressions(sp.description->params, cfg["solver"]["params"], vars);
-    out["config"]["solver"]["params_resolved"] = sparams;
-    auto solver = create_object<Solver>(sp, Params(sparams));
+    PreparedRun prepared;
+    prepare_run(cfg, reg, cache_dir, &counters, prepared);
+    info = prepared.info;
+    out["config"]["problem_resolved"] = prepared.problem.params;
+    out["config"]["solver"]["params_resolved"] = prepared.solver_params;
+    const Problem& pb = prepared.problem;
+    Solver* solver = prepared.solver.get();
+    const json& vars = prepared.vars;
     ScoreOptions score_options;
     score_options.train_error = cfg["record"].value("train_error", true);
     const auto objective = make_objective(pb, *solver, score_options);

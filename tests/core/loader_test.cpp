@@ -16,6 +16,16 @@ TEST_CASE("a plugin built for another API version is refused, naming both versio
                        PluginLoadError);
 }
 
+TEST_CASE("a plugin built against plugin API 1 is refused by API 2, naming both") {
+  static_assert(kApiVersion == 2);
+  const std::string path = std::string(DUALGAP_TEST_BROKEN_PLUGIN_DIR) + "/dualgap_api_v1.so";
+  CHECK_THROWS_WITH_AS(load_plugin_file(path),
+                       (path + ": plugin 'api1_solver' was built for dualgap plugin API version 1, but this dualgap "
+                               "has API version 2: rebuild the plugin against this dualgap")
+                           .c_str(),
+                       PluginLoadError);
+}
+
 TEST_CASE("a library without the symbol, a non-library, a missing file") {
   const std::string nosym = std::string(DUALGAP_TEST_BROKEN_PLUGIN_DIR) + "/dualgap_no_symbol.so";
   CHECK_THROWS_WITH_AS(load_plugin_file(nosym), doctest::Contains("not a dualgap plugin: the library exports no 'dualgap_plugin' symbol"),
@@ -33,7 +43,7 @@ TEST_CASE("scanning a folder keeps good plugins and reports broken ones; objects
   PluginRegistry reg;
   reg.scan({DUALGAP_TEST_BROKEN_PLUGIN_DIR});
   REQUIRE(reg.find(Kind::solver, "test_solver") != nullptr);
-  CHECK(reg.problems().size() == 2);  // bad_api and no_symbol
+  CHECK(reg.problems().size() == 3);  // bad_api, api_v1 and no_symbol
   std::shared_ptr<Solver> s;
   {
     PluginRegistry local;
@@ -53,7 +63,7 @@ TEST_CASE("dualgap plugins lists out-of-tree plugins from DUALGAP_PLUGIN_PATH an
   CHECK(r.output.find("dualgap_bad_api.so: plugin 'future_solver' was built for dualgap plugin API version") != std::string::npos);
   auto d = run_cli("describe test_solver", "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"");
   CHECK(d.code == 0);
-  CHECK(d.output.find("behaviour          choice         default \"converge\" one of {converge, crash, throw, loop, nan, budget}") !=
+  CHECK(d.output.find("behaviour          choice         default \"converge\" one of {converge, crash, throw, loop, nan, budget, lie_column, lie_dual, lie_model, lie_shape}") !=
         std::string::npos);
   CHECK(run_cli("describe no_such_plugin").code == 2);
   CHECK(run_cli("frobnicate").code == 2);

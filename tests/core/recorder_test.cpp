@@ -94,13 +94,13 @@ TEST_CASE("schedules: every k passes and geometric") {
   CHECK(rows == 4);  // 0, 3, 6, 9
   RunRecorder geo(StopCriteria{}, Schedule::from_json(json{{"geometric", 2.0}, {"first", 1}}), nullptr);
   geo.start();
-  std::vector<double> at;
+  std::vector<double> rows_at;
   for (int p = 0; p <= 20; ++p)
     if (geo.due(p)) {
       at(geo, obj, p);
-      at.push_back(p);
+      rows_at.push_back(p);
     }
-  CHECK(at == std::vector<double>{0, 1, 2, 4, 8, 16});
+  CHECK(rows_at == std::vector<double>{0, 1, 2, 4, 8, 16});
 }
 
 TEST_CASE("stop criteria: gap target, budget, NaN; nulls for missing values") {

@@ -70,6 +70,7 @@ inline TestRecorder run_solver(const std::string& name, const json& params, cons
   Problem pb;
   pb.data = &data;
   pb.lambda = lambda;
+  rec.bind(pb, *solver);
   SolverContext ctx;
   ctx.recorder = &rec;
   ctx.seed = seed;

@@ -89,8 +89,12 @@ TEST_CASE("lsr gls identity: one update equals Eigen's direct least-squares solu
   Eigen::MatrixXd H = A.transpose() * A / A.rows();
   H.diagonal().array() += lambda;
   Eigen::MatrixXd Wr = H.ldlt().solve(Eigen::MatrixXd(A.transpose() * Y / A.rows()));
-  CHECK(rr.extra(1, "objective") ==
+  CHECK(*rr.rows[1].primal ==
         doctest::Approx(0.5 * (A * Wr - Y).squaredNorm() / A.rows() + 0.5 * lambda * Wr.squaredNorm()).epsilon(1e-10));
+  // The ridge square loss has a certified Fenchel dual: below the primal, tight at the solution.
+  REQUIRE(rr.rows[0].dual.has_value());
+  for (auto& row : rr.rows) CHECK(*row.dual <= *row.primal + 1e-12);
+  CHECK(*rr.rows[1].primal - *rr.rows[1].dual <= 1e-10 * std::abs(*rr.rows[1].primal));
 }
 
 TEST_CASE("lsr gls softmax: reaches the objective of a long gradient-descent reference; monotone") {
@@ -113,16 +117,16 @@ TEST_CASE("lsr gls softmax: reaches the objective of a long gradient-descent ref
   }
   const DenseMatrix F = A * W;
   const double ref = lsr::logistic_loss(F, data.train.y) + 0.5 * lambda * W.squaredNorm();
-  const double got = rec.extra(rec.rows.size() - 1, "objective");
+  const double got = *rec.rows[rec.rows.size() - 1].primal;
   MESSAGE("gls softmax objective " << got << " vs gradient descent " << ref);
   CHECK(got == doctest::Approx(ref).epsilon(1e-8));
   for (std::size_t r = 1; r < rec.rows.size(); ++r)
-    CHECK(rec.extra(r, "objective") <= rec.extra(r - 1, "objective") + 1e-12);
+    CHECK(*rec.rows[r].primal <= *rec.rows[r - 1].primal + 1e-12);
   // L = 1/2 is also a majorizer (footnote 3): monotone too, and faster.
   TestRecorder half = run_solver("gls", {{"link", "softmax"}, {"L", 0.5}, {"tol", 0.0}}, data, lambda, 20);
   for (std::size_t r = 1; r < half.rows.size(); ++r)
-    CHECK(half.extra(r, "objective") <= half.extra(r - 1, "objective") + 1e-12);
-  CHECK(half.extra(20, "objective") <= rec.extra(20, "objective"));
+    CHECK(*half.rows[r].primal <= *half.rows[r - 1].primal + 1e-12);
+  CHECK(*half.rows[20].primal <= *rec.rows[20].primal);
 }
 
 TEST_CASE("lsr calibrated_ls: square loss decreases every iteration and beats plain least squares") {
@@ -220,10 +224,12 @@ TEST_CASE("lsr calibrated_ls crossfit: first iteration's out-of-fold loss equals
 
 TEST_CASE("lsr stagewise linear: one full block equals gls; small blocks converge to the LS solution") {
   Data data = make_data(300, 12, 3, 1.0);
-  TestRecorder lin = run_solver("gls", {{"link", "identity"}}, data, 1e-3, 10);
+  // lambda = 0: gls's objective then is the square loss, which is stagewise's (its model has no
+  // single W to penalize).
+  TestRecorder lin = run_solver("gls", {{"link", "identity"}}, data, 0.0, 10);
   // One block holding every raw feature: exactly gls (same intercept, same ridge).
   TestRecorder one = run_solver("stagewise",
-                                {{"generator", "random_subset"}, {"block_size", 12}, {"max_stages", 1}}, data, 1e-3, 100);
+                                {{"generator", "random_subset"}, {"block_size", 12}, {"max_stages", 1}}, data, 0.0, 100);
   CHECK(*one.last().primal == doctest::Approx(*lin.last().primal).epsilon(1e-9));
   CHECK(*one.last().test_error == doctest::Approx(*lin.last().test_error));
   // Blocks of 4: block coordinate descent on the same quadratic, losses decrease to gls' value.
@@ -262,6 +268,7 @@ TEST_CASE("lsr stagewise on random Fourier blocks: linear, calibrated and logist
   Problem pb;
   pb.data = &data;
   pb.lambda = 1e-4;
+  end.bind(pb, *solver);
   SolverContext ctx;
   ctx.recorder = &end;
   ctx.seed = 7;

@@ -67,6 +67,8 @@ inline RunResult run_solver(const std::string& solver, const json& params, const
   pb.data = &data;
   pb.oracle = o.get();
   pb.lambda = lambda;
+  const auto objective = make_objective(pb, *s);
+  rec.set_objective(objective.get());
   SolverContext ctx;
   ctx.recorder = &rec;
   ctx.seed = 7;

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "objectives/objective.hpp"
+#include "dualgap/objective.hpp"
 
 namespace dualgap {
 

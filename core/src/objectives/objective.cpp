@@ -1,5 +1,5 @@
 // make_objective (which family scores a run) and score_checkpoint (what every checkpoint does).
-#include "objectives/objective.hpp"
+#include "dualgap/objective.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -13,21 +13,6 @@
 namespace dualgap {
 
 Objective::~Objective() = default;
-
-void Scores::set(const std::string& name, double value) {
-  for (auto& [k, v] : extra)
-    if (k == name) {
-      v = value;
-      return;
-    }
-  extra.emplace_back(name, value);
-}
-
-std::optional<double> Scores::column(const std::string& name) const {
-  for (auto& [k, v] : extra)
-    if (k == name) return v;
-  return std::nullopt;
-}
 
 bool is_core_column(const std::string& name) {
   static constexpr std::array<std::string_view, 14> kCore = {

@@ -43,6 +43,8 @@ class CalibratedLs final : public Solver {
   }
 
   std::vector<std::string> accepts() const override { return {}; }
+  /// The square loss of the calibrated predictions (no ridge: the model has no single W).
+  ObjectiveSpec objective(const Problem&) const override { return {"least_squares", "square", {{"ridge", 0.0}}}; }
 
   void solve(const Problem& pb, SolverContext& ctx) override {
     if (!pb.data) throw std::runtime_error("calibrated_ls: no data");
@@ -84,9 +86,10 @@ class CalibratedLs final : public Solver {
       Yh.noalias() = G * Wc;
       lsr::project_rows_simplex(Yh);
     };
-    auto eval = [&](Metrics& m) {
-      m.primal = lsr::square_loss(Yhat, Y);
-      m.train_error = argmax_error(Yhat, train.y);
+    // The model is a chain of calibrated stages: the core scores its predictions, computed on
+    // the test split here by replaying the stages (evaluation time, not solver time).
+    auto eval = [&](Iterate& it) {
+      it.train_scores = &Yhat;
       if (test.num_units() > 0) {
         if (!T.X) {
           T.X = &lsr::dense_view(test.X, test_storage, "calibrated_ls");
@@ -95,12 +98,12 @@ class CalibratedLs final : public Solver {
         }
         for (; test_done < history.size(); ++test_done)
           step(T, Yhat_test, history[test_done].first, history[test_done].second);
-        m.test_error = argmax_error(Yhat_test, test.y);
+        it.test_scores = &Yhat_test;
       }
-      m.set("features", static_cast<double>(train.X.cols()));
+      it.set("features", static_cast<double>(train.X.cols()));
       if (oof) {
-        m.set("oof_loss", lsr::square_loss(Yhat_oof, Y));
-        m.set("oof_error", argmax_error(Yhat_oof, train.y));
+        it.set("oof_loss", lsr::square_loss(Yhat_oof, Y));
+        it.set("oof_error", argmax_error(Yhat_oof, train.y));
       }
     };
 

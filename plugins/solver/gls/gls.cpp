@@ -8,7 +8,9 @@
 // by the update (14) W <- W - M^{-1} [(1/n) X^T (g(X W) - Y) + lambda W] with the fixed
 // preconditioner M = L Sigma + lambda I, Sigma = (1/n) X^T X (+ a tiny ridge), factored once.
 // L = 1 for both links (1/2 is also a valid majorizer for the softmax, footnote 3).
-// One recorder "pass" = one update (14). No certified dual: Metrics::dual stays unset.
+// One recorder "pass" = one update (14). At a checkpoint the solver hands the core W and the
+// intercept; the core records the objective above (family least_squares, ridge = lambda), with a
+// certified Fenchel dual for the square loss (core/src/objectives/least_squares.cpp).
 #include "dualgap/plugin.hpp"
 #include "least_squares.hpp"
 
@@ -23,12 +25,14 @@ class Gls final : public Solver {
         intercept_(p.get<bool>("intercept")), rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")) {}
 
   std::vector<std::string> accepts() const override { return {}; }
+  ObjectiveSpec objective(const Problem& pb) const override {
+    return {"least_squares", softmax_ ? "logistic" : "square", {{"ridge", pb.lambda}}};
+  }
 
   void solve(const Problem& pb, SolverContext& ctx) override {
     if (!pb.data) throw std::runtime_error("gls: no data");
     auto& rec = *ctx.recorder;
     const Examples& train = pb.data->train;
-    const Examples& test = pb.data->test;
     const int K = train.num_classes;
     const double lambda = pb.lambda;
 
@@ -47,16 +51,17 @@ class Gls final : public Solver {
       if (softmax_) return lsr::logistic_loss(F, train.y);
       return lsr::square_loss(F, Y);
     };
-    auto eval = [&](Metrics& m) {
-      const double l = loss();
-      m.primal = l;
-      m.train_error = argmax_error(F, train.y);
-      if (test.num_units() > 0) {
-        DenseMatrix Ft = test_scores(test, W);
-        m.test_error = argmax_error(Ft, test.y);
+    const Eigen::Index d = train.X.cols();
+    DenseMatrix W_model(d, K);
+    Vector b_model(K);
+    auto eval = [&](Iterate& it) {
+      W_model = W.topRows(d);
+      it.W = &W_model;
+      if (intercept_) {
+        b_model = W.row(d).transpose();
+        it.intercept = &b_model;
       }
-      m.set("objective", l + 0.5 * lambda * W.squaredNorm());
-      m.set("features", static_cast<double>(train.X.cols()));
+      it.set("features", static_cast<double>(train.X.cols()));
     };
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
@@ -86,16 +91,6 @@ class Gls final : public Solver {
   }
 
  private:
-  DenseMatrix test_scores(const Examples& test, const Eigen::MatrixXd& W) const {
-    DenseMatrix storage;
-    lsr::SplitDesign T;
-    T.X = &lsr::dense_view(test.X, storage, "gls");
-    if (intercept_) T.A = DenseMatrix::Ones(test.X.rows(), 1);
-    DenseMatrix Ft;
-    T.mul(W, Ft, false);
-    return Ft;
-  }
-
   bool softmax_;
   double L_;
   bool intercept_;

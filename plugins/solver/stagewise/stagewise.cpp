@@ -43,6 +43,10 @@ class Stagewise final : public Solver {
   }
 
   std::vector<std::string> accepts() const override { return {}; }
+  /// The loss of its fit on the predictions (no ridge: the stages' features are drawn inside).
+  ObjectiveSpec objective(const Problem&) const override {
+    return {"least_squares", fit_ == Fit::logistic ? "logistic" : "square", {{"ridge", 0.0}}};
+  }
 
   void solve(const Problem& pb, SolverContext& ctx) override {
     if (!pb.data) throw std::runtime_error("stagewise: no data");
@@ -74,18 +78,19 @@ class Stagewise final : public Solver {
     DenseMatrix S_test;
     std::size_t test_done = 0;
 
-    auto eval = [&](Metrics& m) {
-      m.primal = fit_ == Fit::logistic ? lsr::logistic_loss(S, train.y) : lsr::square_loss(S, Y);
-      m.train_error = argmax_error(S, train.y);
+    // The model is a sum of stages over drawn features: the core scores its predictions,
+    // computed on the test split here by replaying the stages (evaluation time).
+    auto eval = [&](Iterate& it) {
+      it.train_scores = &S;
       if (test.num_units() > 0) {
         if (S_test.rows() != test.X.rows()) S_test = DenseMatrix::Zero(test.X.rows(), K);
         for (; test_done < weights.size(); ++test_done) {
           DenseMatrix block = dense_block(*gen, test_done, test.X);
           apply_stage(block, S_test, weights[test_done]);
         }
-        m.test_error = argmax_error(S_test, test.y);
+        it.test_scores = &S_test;
       }
-      m.set("features", features_used);
+      it.set("features", features_used);
     };
 
     if (rec.checkpoint(0, eval) == Action::stop) return;

@@ -1,4 +1,5 @@
-// A solver that misbehaves on request, for the runner-isolation tests.
+// A solver that misbehaves on request, for the runner-isolation tests, and one that tries to
+// report numbers of its own by every means plugin API 2 leaves open (behaviours lie_*).
 #include <chrono>
 #include <csignal>
 #include <cmath>
@@ -6,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -13,14 +15,27 @@ class TestSolver final : public dualgap::Solver {
  public:
   explicit TestSolver(const dualgap::Params& p)
       : behaviour_(p.get<std::string>("behaviour")), eval_sleep_(p.get<double>("eval_sleep")) {}
-  std::vector<std::string> accepts() const override { return {}; }
-  void solve(const dualgap::Problem&, dualgap::SolverContext& ctx) override {
+  bool lies() const { return behaviour_.rfind("lie_", 0) == 0; }
+  std::vector<std::string> accepts() const override {
+    return lies() ? std::vector<std::string>{"structured"} : std::vector<std::string>{};
+  }
+  // Without an oracle: the square loss of its scores (1 - x) Y, i.e. primal x^2 / 2.
+  dualgap::ObjectiveSpec objective(const dualgap::Problem&) const override {
+    if (lies()) return {};  // the structured oracle's: the SSVM objective
+    return {"least_squares", "square", {{"ridge", 0.0}}};
+  }
+  void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto& rec = *ctx.recorder;
+    if (lies()) return lie(pb, rec);
     double x = 1.0;
-    auto eval = [&](dualgap::Metrics& m) {
+    const auto& y = pb.data->train.y;
+    dualgap::DenseMatrix S(static_cast<Eigen::Index>(y.size()), pb.data->train.num_classes);
+    auto eval = [&](dualgap::Iterate& it) {
       if (eval_sleep_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(eval_sleep_));
-      m.primal = x;
-      m.dual = behaviour_ == "nan" && x < 0.3 ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+      const double v = behaviour_ == "nan" && x < 0.3 ? std::numeric_limits<double>::quiet_NaN() : 1.0 - x;
+      S.setZero();
+      for (std::size_t i = 0; i < y.size(); ++i) S(static_cast<Eigen::Index>(i), y[i]) = v;
+      it.train_scores = &S;
     };
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
     for (double passes = 1;; passes += 1) {
@@ -39,6 +54,25 @@ class TestSolver final : public dualgap::Solver {
   }
 
  private:
+  // w = 0 has P(0) = (1/n) sum_i max_y Delta(y_i, y) (1 for the 0-1 loss) whatever is claimed.
+  void lie(const dualgap::Problem& pb, dualgap::Recorder& rec) {
+    auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
+    const dualgap::Examples& ex = pb.data->train;
+    dualgap::Vector w = dualgap::Vector::Zero(static_cast<Eigen::Index>(oracle->dim(ex.num_features(), ex.num_classes)));
+    dualgap::Vector elsewhere = dualgap::Vector::Ones(w.size());
+    rec.checkpoint(0, [&](dualgap::Iterate& it) {
+      it.w = &w;
+      it.ssvm_dual = dualgap::SsvmDualPoint{nullptr, 0.0};  // D = 0: valid
+    });
+    rec.checkpoint(1, [&](dualgap::Iterate& it) {
+      it.w = &w;
+      if (behaviour_ == "lie_column") it.set("primal", 0.0);         // a column the core owns
+      if (behaviour_ == "lie_dual") it.ssvm_dual = dualgap::SsvmDualPoint{nullptr, 5.0};  // D = 5 > P
+      if (behaviour_ == "lie_model") it.W = nullptr, it.w = nullptr;  // nothing to score
+      if (behaviour_ == "lie_shape") it.w = &elsewhere, elsewhere.resize(3);
+    });
+  }
+
   std::string behaviour_;
   double eval_sleep_;
 };
@@ -46,7 +80,7 @@ class TestSolver final : public dualgap::Solver {
 dualgap::PluginDescription describe() {
   return dualgap::describe_plugin<TestSolver>(
       dualgap::Kind::solver, "test_solver", "0.0.1", "Misbehaving solver for the runner tests (not a real solver)",
-      {dualgap::choice_param("behaviour", "converge", {"converge", "crash", "throw", "loop", "nan", "budget"},
+      {dualgap::choice_param("behaviour", "converge", {"converge", "crash", "throw", "loop", "nan", "budget", "lie_column", "lie_dual", "lie_model", "lie_shape"},
                              "what to do"),
        dualgap::real_param("eval_sleep", 0.0, "seconds each evaluation sleeps", 0.0)});
 }

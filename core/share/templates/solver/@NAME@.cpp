@@ -9,10 +9,11 @@
 // The contract of a solver (dualgap/solver.hpp):
 //   accepts()  names the oracle interfaces it can work with; the runner checks the pairing.
 //   solve(pb, ctx) runs until the recorder answers stop (budget, target gap, NaN) or the
-//     solver converges by its own rule. It never prints and never times itself for reporting:
-//     at checkpoints it hands ctx.recorder a closure that fills Metrics (primal; dual only if
-//     it is a certified lower bound; train/test error); the recorder pauses the solver clock
-//     around it and counts the oracle calls made inside as evaluation, not training.
+//     solver converges by its own rule. It never prints, never times itself for reporting and
+//     never scores itself: at checkpoints it hands ctx.recorder a closure that fills an Iterate
+//     (dualgap/iterate.hpp: here the joint weight vector w; a solver with a dual point also sets
+//     ssvm_dual). The core computes primal, dual, gap and train/test error from it, with the
+//     solver clock paused and the oracle calls made meanwhile counted as evaluation.
 //   One "pass" is n oracle calls (one per training example); say so in the README if not.
 //   Randomness comes from ctx.seed only (reproducible runs, common random numbers).
 #include <cmath>
@@ -34,7 +35,6 @@ class @CLASS@ final : public dualgap::Solver {
     auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
     if (!oracle) throw std::runtime_error("@NAME@ needs a structured oracle");
     const dualgap::Examples& train = pb.data->train;
-    const dualgap::Examples& test = pb.data->test;
     const std::size_t n = train.num_examples();
     const double lambda = pb.lambda;
     if (n == 0) throw std::runtime_error("@NAME@: empty training set");
@@ -45,37 +45,7 @@ class @CLASS@ final : public dualgap::Solver {
 
     dualgap::Labeling lab;
     std::vector<double> scores;
-    // <w, phi(x_i, y)> from the unary score table the oracle leaves in `scores`.
-    auto joint_score = [&](const dualgap::Examples& ex, std::size_t i, const int* y) {
-      double s = 0;
-      for (int u = 0; u < ex.units_of(i); ++u) s += scores[static_cast<std::size_t>(u) * K + y[u]];
-      if (oracle->uses_transitions()) {
-        const double* T = w.data() + d * K;
-        oracle->for_each_pair(ex, i, [&](int a, int b) { s += T[y[a] * K + y[b]]; });
-      }
-      return s;
-    };
-    auto error_rate = [&](const dualgap::Examples& ex) {
-      double wrong = 0, units = 0;
-      for (std::size_t i = 0; i < ex.num_examples(); ++i) {
-        oracle->decode(ex, i, w, lab, scores);
-        for (int u = 0; u < ex.units_of(i); ++u) wrong += lab.labels[u] != ex.y[ex.unit_begin(i) + u];
-        units += ex.units_of(i);
-      }
-      return units > 0 ? wrong / units : 0.0;
-    };
-    auto eval = [&](dualgap::Metrics& m) {
-      double hinge = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        oracle->max_oracle(train, i, w, lab, scores);
-        const int* truth = train.y.data() + train.unit_begin(i);
-        hinge += lab.loss + lab.constant - oracle->constant(train, i, truth) +
-                 joint_score(train, i, lab.labels.data()) - joint_score(train, i, truth);
-      }
-      m.primal = 0.5 * lambda * w.squaredNorm() + hinge / n;
-      m.train_error = error_rate(train);
-      if (test.num_examples() > 0) m.test_error = error_rate(test);
-    };
+    auto eval = [&](dualgap::Iterate& it) { it.w = &w; };  // no dual point: SSG has none
 
     auto& rec = *ctx.recorder;
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;

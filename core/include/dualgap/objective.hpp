@@ -1,6 +1,8 @@
 // The objective of a run: scores the iterates a solver hands over (dualgap/iterate.hpp).
+// Part of the core library's API (for the runner, the tests, and the tests of out-of-tree
+// plugins, which score their solver's checkpoints exactly as a run does); plugins never call it.
 //
-// One implementation per problem family, each in its own file with its formula on top:
+// One implementation per problem family, in core/src/objectives/, each with its formula on top:
 //   ssvm.cpp               structural SVM (structured oracles)
 //   sparse_multiclass.cpp  L1/L2-regularized smooth multiclass losses (block_loss oracles)
 //   boosting.cpp           totally-corrective boosting (weak_learner oracles)
@@ -30,9 +32,20 @@ struct Scores {
   bool approximate = false;           ///< primal/dual only approximate (alpha-expansion)
   /// Columns: the objective's own (e.g. max_violation), then the solver's.
   std::vector<std::pair<std::string, double>> extra;
-  void set(const std::string& name, double value);
+  void set(const std::string& name, double value) {
+    for (auto& [k, v] : extra)
+      if (k == name) {
+        v = value;
+        return;
+      }
+    extra.emplace_back(name, value);
+  }
   /// Value of a column, or nullopt.
-  std::optional<double> column(const std::string& name) const;
+  std::optional<double> column(const std::string& name) const {
+    for (auto& [k, v] : extra)
+      if (k == name) return v;
+    return std::nullopt;
+  }
 };
 
 struct ScoreOptions {

@@ -1,0 +1,93 @@
+#include "prepare.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+
+#include "dualgap/data_utils.hpp"
+#include "schema.hpp"
+#include "util.hpp"
+
+namespace dualgap {
+namespace {
+
+double vars_count(const Examples& ex, const char* what) {
+  if (std::string(what) == "n") return static_cast<double>(ex.num_examples());
+  if (std::string(what) == "N") return static_cast<double>(ex.num_units());
+  if (std::string(what) == "d") return static_cast<double>(ex.num_features());
+  return static_cast<double>(ex.num_classes);
+}
+
+}  // namespace
+
+void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir, OracleCounters* counters,
+                 PreparedRun& out) {
+  using Clock = std::chrono::steady_clock;
+  // data
+  auto t0 = Clock::now();
+  const LoadedPlugin& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
+  auto ds = create_object<DatasetPlugin>(dp, Params(cfg["data"]["params"]));
+  DatasetContext dctx;
+  dctx.seed = cfg["seeds"]["data"].get<std::uint64_t>();
+  dctx.cache_dir = cache_dir;
+  out.data = ds->load(dctx);
+  Data& data = out.data;
+  json& info = out.info;
+  data.train.check(dp.path + " (train split)");
+  if (data.test.num_units() > 0) data.test.check(dp.path + " (test split)");
+  if (cfg["data"].contains("validation")) {
+    // Hold out a stratified part of train as the evaluation set; the test set is never seen.
+    const double frac = cfg["data"]["validation"].get<double>();
+    auto [tr, va] = split_indices(data.train, frac, derive_seed(dctx.seed, "validation", 0), true, false);
+    if (tr.empty() || va.empty())
+      throw DataError(fmt::format("data.validation = {}: the training set of {} examples leaves an empty {} side",
+                                  frac, data.train.num_examples(), tr.empty() ? "training" : "validation"));
+    info["validation"] = {{"fraction", frac}, {"train_examples", tr.size()}, {"validation_examples", va.size()},
+                          {"test_examples_dropped", data.test.num_examples()}};
+    data.test = data.train.select(va);
+    data.train = data.train.select(tr);
+  }
+  info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  // feature chain, fitted on train only
+  t0 = Clock::now();
+  std::uint64_t fseed = cfg["seeds"]["features"].get<std::uint64_t>();
+  std::size_t fidx = 0;
+  for (auto& f : cfg["features"]) {
+    const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
+    json vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
+                 {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
+    auto fg = create_object<FeatureGenerator>(fp, Params(resolve_expressions(fp.description->params, f["params"], vars)));
+    fg->fit(data.train, derive_seed(fseed, "features", fidx++));
+    data.train.X = fg->transform(data.train.X);
+    if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
+  }
+  info["features_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
+              {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
+  info["train"] = {{"examples", data.train.num_examples()}, {"units", data.train.num_units()},
+                   {"features", data.train.num_features()}, {"classes", data.train.num_classes},
+                   {"nonzeros", data.train.X.nonzeros()}, {"sparse", data.train.X.is_sparse()}};
+  info["test"] = {{"examples", data.test.num_examples()}, {"units", data.test.num_units()}};
+  info["name"] = data.name;
+  info["source"] = data.source;
+
+  // problem
+  Problem& pb = out.problem;
+  pb.data = &data;
+  const json problem = resolve_expressions(
+      {{"lambda", ParamType::real, json("1/n"), 0.0, {}, {}, ""}}, cfg["problem"], out.vars);
+  pb.lambda = problem["lambda"].get<double>();
+  pb.params = problem;
+
+  if (!cfg["oracle"].is_null()) {
+    const LoadedPlugin& op = reg.get(Kind::oracle, cfg["oracle"]["plugin"]);
+    json params = resolve_expressions(op.description->params, cfg["oracle"]["params"], out.vars);
+    out.oracle = create_object<Oracle>(op, Params(params));
+    out.oracle->attach_counters(counters);
+    pb.oracle = out.oracle.get();
+  }
+  const LoadedPlugin& sp = reg.get(Kind::solver, cfg["solver"]["plugin"]);
+  out.solver_params = resolve_expressions(sp.description->params, cfg["solver"]["params"], out.vars);
+  out.solver = create_object<Solver>(sp, Params(out.solver_params));
+}
+
+}  // namespace dualgap
