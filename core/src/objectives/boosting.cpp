@@ -33,7 +33,7 @@
 // Cost: the ensemble grows by appending, so the objective keeps every stump's predictions on
 // train and test and the scores F of the alpha it last saw; a checkpoint predicts only new
 // stumps and adds (alpha - alpha_seen) h_t for the entries that changed: O(n) per changed entry,
-// not O(T n) per checkpoint. A row whose stump differs from the one seen there is recomputed.
+// not O(T n) per checkpoint. An ensemble that does not extend the last one is summed afresh.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -60,15 +60,20 @@ class SplitScores {
   /// Brings F to the ensemble (stumps already validated).
   void update(const Ensemble& e) {
     const std::size_t T = e.stumps.size();
-    // Rows the ensemble no longer has, or whose stump changed: remove their contribution.
-    for (std::size_t t = 0; t < stumps_.size(); ++t)
-      if (t >= T || !same_stump(stumps_[t], e.stumps[t])) {
-        for (int c = 0; c < K_; ++c) add(t, c, -seen_[t][c]);
-        if (t < T) {
-          stumps_[t] = e.stumps[t];
-          oracle_.predict(stumps_[t], X_, h_[t]);
-        }
+    // An ensemble that is not an extension of the last one (fewer rows, or another stump in a
+    // row: re-scoring saved iterates in any order) is summed afresh: subtracting the old rows
+    // would leave rounding residues where F should be exactly 0 (ties in the argmax).
+    bool afresh = T < stumps_.size();
+    for (std::size_t t = 0; t < std::min(T, stumps_.size()); ++t)
+      if (!same_stump(stumps_[t], e.stumps[t])) {
+        afresh = true;
+        stumps_[t] = e.stumps[t];
+        oracle_.predict(stumps_[t], X_, h_[t]);
       }
+    if (afresh) {
+      F_.setZero();
+      for (auto& s : seen_) std::fill(s.begin(), s.end(), 0.0);
+    }
     if (stumps_.size() > T) {
       stumps_.resize(T);
       h_.resize(T);
@@ -80,20 +85,26 @@ class SplitScores {
       oracle_.predict(stumps_[t], X_, h_[t]);
       seen_.emplace_back(static_cast<std::size_t>(K_), 0.0);
     }
+    std::vector<std::size_t> nonzero(static_cast<std::size_t>(K_), 0);
     for (std::size_t t = 0; t < T; ++t)
       for (int c = 0; c < K_; ++c) {
         const double a = e.alpha(static_cast<Eigen::Index>(t), c);
-        if (a != seen_[t][c]) add(t, c, a - seen_[t][c]);
+        if (a != seen_[t][c]) set(t, c, a);
+        nonzero[c] += a != 0;
       }
+    // A class without weight has F = 0 exactly, whatever residue the increments left.
+    for (int c = 0; c < K_; ++c)
+      if (nonzero[c] == 0) F_.col(c).setZero();
   }
   const DenseMatrix& F() const { return F_; }
 
  private:
-  void add(std::size_t t, int c, double delta) {
-    if (delta == 0) return;
+  /// F(:, c) += (a - alpha seen) h_t; alpha seen = a.
+  void set(std::size_t t, int c, double a) {
+    const double delta = a - seen_[t][c];
     const signed char* h = h_[t].data();
     for (Eigen::Index i = 0; i < F_.rows(); ++i) F_(i, c) += delta * h[i];
-    seen_[t][c] += delta;
+    seen_[t][c] = a;
   }
 
   const WeakLearnerOracle& oracle_;
