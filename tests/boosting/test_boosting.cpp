@@ -69,7 +69,7 @@ double edge(const Examples& ex, const Stump& h, const DenseMatrix& W, int c) {
 
 using TestRecorder = dualgap::test::MemoryRecorder;
 
-double extra(const Metrics& m, const std::string& k) {
+double extra(const Scores& m, const std::string& k) {
   for (auto& [n, v] : m.extra)
     if (n == k) return v;
   return std::nan("");
@@ -375,6 +375,7 @@ TEST_CASE("column generation: primal >= optimum >= certified dual; CW and MultiB
     SolverContext ctx;
     ctx.recorder = &rec;
     ctx.seed = 5;
+    rec.bind(pb, *solver);
     solver->solve(pb, ctx);
     REQUIRE(rec.rows.size() >= 2);
     CHECK(*rec.rows.front().primal == doctest::Approx(C));  // P(0) = C
@@ -411,6 +412,7 @@ TEST_CASE("fixed master mode (Fig. 6): FCD and L-BFGS-B reach the same restricte
     TestRecorder rec(1e6);
     SolverContext ctx;
     ctx.recorder = &rec;
+    rec.bind(pb, *solver);
     solver->solve(pb, ctx);
     REQUIRE(rec.rows.size() >= 2);
     CHECK(*rec.rows.front().primal == doctest::Approx(100.0));  // same start, w = 0
@@ -436,11 +438,11 @@ TEST_CASE("adaboost_mh: exponential Hamming loss decreases, training error falls
   TestRecorder rec(60);
   SolverContext ctx;
   ctx.recorder = &rec;
+  rec.bind(pb, *solver);
   solver->solve(pb, ctx);
   REQUIRE(rec.rows.size() == 61);
-  CHECK(extra(rec.rows.front(), "exp_loss") == doctest::Approx(1.0));
-  for (std::size_t k = 1; k < rec.rows.size(); ++k)
-    CHECK(extra(rec.rows[k], "exp_loss") < extra(rec.rows[k - 1], "exp_loss"));
+  CHECK(*rec.rows.front().primal == doctest::Approx(1.0));
+  for (std::size_t k = 1; k < rec.rows.size(); ++k) CHECK(*rec.rows[k].primal < *rec.rows[k - 1].primal);
   CHECK(*rec.rows.back().train_error < *rec.rows[1].train_error);
   CHECK(!rec.rows.back().dual.has_value());
 }
@@ -459,15 +461,259 @@ TEST_CASE("adaboost_ecc: pairwise exponential loss never increases, training err
   SolverContext ctx;
   ctx.recorder = &rec;
   ctx.seed = 7;
+  rec.bind(pb, *solver);
   solver->solve(pb, ctx);
   REQUIRE(rec.rows.size() == 61);
-  CHECK(extra(rec.rows.front(), "exp_loss") == doctest::Approx(1.0));
+  CHECK(*rec.rows.front().primal == doctest::Approx(1.0));
   // alpha is the exact line search along the new term, so Z_t <= 1 (strict when the edge > 0).
   for (std::size_t k = 1; k < rec.rows.size(); ++k) {
-    CHECK(extra(rec.rows[k], "exp_loss") <= extra(rec.rows[k - 1], "exp_loss") * (1 + 1e-12));
+    CHECK(*rec.rows[k].primal <= *rec.rows[k - 1].primal * (1 + 1e-12));
     CHECK(extra(rec.rows[k], "edge") >= 0.0);
   }
-  CHECK(extra(rec.rows.back(), "exp_loss") < 0.5);
+  CHECK(*rec.rows.back().primal < 0.5);
   CHECK(*rec.rows.back().train_error < *rec.rows[1].train_error);
   CHECK(!rec.rows.back().dual.has_value());
+}
+
+// --- The core's boosting objective (plugin API 2) against an independent recomputation ------
+
+namespace {
+
+// Keeps a copy of every ensemble a solver hands over, besides the core's Scores.
+struct EnsembleRecorder : test::MemoryRecorder {
+  std::vector<Ensemble> ensembles;
+  using MemoryRecorder::MemoryRecorder;
+  Action checkpoint(double p, const std::function<void(Iterate&)>& fill) override {
+    return MemoryRecorder::checkpoint(p, [&](Iterate& it) {
+      fill(it);
+      REQUIRE(it.ensemble);
+      ensembles.push_back(*it.ensemble);
+    });
+  }
+};
+
+// F_c(x_i) = sum_t alpha(t, c) h_t(x_i), with the stump formula itself (no oracle).
+DenseMatrix scores_of(const Ensemble& e, const Examples& ex) {
+  const auto& X = ex.X.dense();
+  DenseMatrix F = DenseMatrix::Zero(X.rows(), e.alpha.cols());
+  for (std::size_t t = 0; t < e.stumps.size(); ++t)
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      const double h = e.stumps[t](X(i, e.stumps[t].feature));
+      for (Eigen::Index c = 0; c < F.cols(); ++c) F(i, c) += e.alpha(static_cast<Eigen::Index>(t), c) * h;
+    }
+  return F;
+}
+
+double error_of(const DenseMatrix& F, const std::vector<int>& y) {
+  int wrong = 0;
+  for (Eigen::Index i = 0; i < F.rows(); ++i) {
+    int best = 0;
+    for (int c = 1; c < F.cols(); ++c)
+      if (F(i, c) > F(i, best)) best = c;
+    wrong += best != y[static_cast<std::size_t>(i)];
+  }
+  return static_cast<double>(wrong) / static_cast<double>(F.rows());
+}
+
+// Problem (2) and its certified dual, written out from NOTES.md section 1: the KKT lambda, its
+// edges over every stump of the data (brute force), s = max(1, best edge), D(lambda / s).
+std::pair<double, double> exp_primal_dual(const Ensemble& e, const Examples& ex, double C) {
+  const DenseMatrix F = scores_of(e, ex);
+  const int n = static_cast<int>(F.rows()), K = static_cast<int>(F.cols());
+  const double cp = C / (n * (K - 1.0));
+  double l1 = 0, loss = 0;
+  for (Eigen::Index t = 0; t < e.alpha.rows(); ++t)
+    for (int c = 0; c < K; ++c) l1 += std::abs(e.alpha(t, c));
+  DenseMatrix W = DenseMatrix::Zero(n, K);
+  for (int i = 0; i < n; ++i)
+    for (int y = 0; y < K; ++y) {
+      if (y == ex.y[i]) continue;
+      const double lambda = cp * std::exp(F(i, y) - F(i, ex.y[i]));
+      loss += lambda;
+      W(i, y) -= lambda;
+      W(i, ex.y[i]) += lambda;
+    }
+  double best = 0;
+  for (const auto& h : all_stumps(ex))
+    for (int c = 0; c < K; ++c) best = std::max(best, edge(ex, h, W, c));
+  const double s = std::max(1.0, best);
+  double dual = 0;
+  for (int i = 0; i < n; ++i)
+    for (int y = 0; y < K; ++y) {
+      if (y == ex.y[i]) continue;
+      const double lambda = cp * std::exp(F(i, y) - F(i, ex.y[i])) / s;
+      dual += lambda * (1.0 - std::log(1.0 / cp) - std::log(lambda));
+    }
+  return {l1 + loss, dual};
+}
+
+}  // namespace
+
+TEST_CASE("boosting objective: recorded primal and dual equal a recomputation from the ensemble") {
+  Data data;
+  data.train = random_examples(40, 3, 4, 41, false);
+  data.test = random_examples(20, 3, 4, 42, false);
+  const double C = 50.0;
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"multiboost_cw", json::object()},
+      {"multiboost_cw", {{"master", "lbfgsb"}}},
+      {"multiboost_cw", {{"tau_max", 1}, {"update", "large_c"}}},
+      {"multiboost", json::object()},
+  };
+  for (const auto& [plugin, params] : cases) {
+    INFO(plugin << " " << params.dump());
+    auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+    OracleCounters counters;
+    oracle->attach_counters(&counters);
+    auto solver = test::make<Solver>(Kind::solver, plugin, params);
+    Problem pb;
+    pb.data = &data;
+    pb.oracle = oracle.get();
+    pb.lambda = 1.0 / C;
+    EnsembleRecorder rec(40);
+    rec.bind(pb, *solver);
+    SolverContext ctx;
+    ctx.recorder = &rec;
+    ctx.seed = 3;
+    solver->solve(pb, ctx);
+    REQUIRE(rec.rows.size() >= 5);
+    REQUIRE(rec.ensembles.size() == rec.rows.size());
+    for (std::size_t k = 0; k < rec.rows.size(); ++k) {
+      const Scores& m = rec.rows[k];
+      const auto [primal, dual] = exp_primal_dual(rec.ensembles[k], data.train, C);
+      REQUIRE(m.primal.has_value());
+      REQUIRE(m.dual.has_value());
+      CHECK(*m.primal == doctest::Approx(primal).epsilon(1e-9));
+      CHECK(*m.dual == doctest::Approx(dual).epsilon(1e-9).scale(primal));
+      CHECK(*m.dual <= *m.primal);
+      // The solver's own view of the objective agrees with the core's.
+      CHECK(*m.primal == doctest::Approx(extra(m, "master_objective")).epsilon(1e-9));
+      CHECK(*m.train_error == error_of(scores_of(rec.ensembles[k], data.train), data.train.y));
+      CHECK(*m.test_error == error_of(scores_of(rec.ensembles[k], data.test), data.test.y));
+    }
+    CHECK(*rec.rows.back().primal < *rec.rows.front().primal);
+    // The dual's oracle call is evaluation: one per checkpoint, none counted as training.
+    CHECK(counters.eval_calls == static_cast<std::int64_t>(rec.rows.size()));
+    CHECK(counters.exact_calls == static_cast<std::int64_t>(rec.passes.back()) + 1);
+  }
+}
+
+TEST_CASE("boosting objective: AdaBoost's losses equal a recomputation from the ensemble") {
+  Data data;
+  data.train = random_examples(50, 3, 4, 43, false);
+  data.test = random_examples(20, 3, 4, 44, false);
+  const int n = 50, K = 4;
+  struct Case {
+    std::string plugin;
+    json params;
+  };
+  for (const Case& cs : {Case{"adaboost_mh", json::object()}, Case{"adaboost_mh", {{"init", "balanced"}}},
+                         Case{"adaboost_ecc", json::object()}}) {
+    INFO(cs.plugin << " " << cs.params.dump());
+    auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+    OracleCounters counters;
+    oracle->attach_counters(&counters);
+    auto solver = test::make<Solver>(Kind::solver, cs.plugin, cs.params);
+    Problem pb;
+    pb.data = &data;
+    pb.oracle = oracle.get();
+    pb.lambda = 1;
+    EnsembleRecorder rec(30);
+    rec.bind(pb, *solver);
+    SolverContext ctx;
+    ctx.recorder = &rec;
+    ctx.seed = 9;
+    solver->solve(pb, ctx);
+    REQUIRE(rec.rows.size() == 31);
+    const bool balanced = cs.params.value("init", "") == "balanced";
+    for (std::size_t k = 0; k < rec.rows.size(); ++k) {
+      const DenseMatrix F = scores_of(rec.ensembles[k], data.train);
+      double loss = 0;
+      for (int i = 0; i < n; ++i)
+        for (int l = 0; l < K; ++l) {
+          const int yi = data.train.y[i];
+          if (cs.plugin == "adaboost_ecc") {
+            if (l != yi) loss += std::exp(F(i, l) - F(i, yi)) / (n * (K - 1.0));
+          } else {
+            const double Y = l == yi ? 1.0 : -1.0;
+            const double d = !balanced ? 1.0 / (n * K) : l == yi ? 0.5 / n : 0.5 / (n * (K - 1.0));
+            loss += d * std::exp(-Y * F(i, l));
+          }
+        }
+      const Scores& m = rec.rows[k];
+      REQUIRE(m.primal.has_value());
+      CHECK(*m.primal == doctest::Approx(loss).epsilon(1e-9));
+      CHECK(!m.dual.has_value());
+      CHECK(*m.train_error == error_of(F, data.train.y));
+      CHECK(*m.test_error == error_of(scores_of(rec.ensembles[k], data.test), data.test.y));
+    }
+    CHECK(*rec.rows.front().primal == doctest::Approx(1.0));  // the loss at f = 0
+    CHECK(counters.eval_calls == 0);                          // no dual, no evaluation call
+  }
+}
+
+TEST_CASE("boosting objective: any sequence of ensembles is scored right (per-stump cache)") {
+  // Re-scoring saved iterates hands the objective ensembles in any order, not only growing ones:
+  // rows that vanish or whose stump changed must leave the cached scores.
+  const Data data = tiny_data();
+  const double C = 20.0;
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  auto solver = test::make<Solver>(Kind::solver, "multiboost_cw");
+  Problem pb;
+  pb.data = &data;
+  pb.oracle = oracle.get();
+  pb.lambda = 1.0 / C;
+  EnsembleRecorder rec(12);
+  rec.bind(pb, *solver);
+  SolverContext ctx;
+  ctx.recorder = &rec;
+  solver->solve(pb, ctx);
+  REQUIRE(rec.ensembles.size() >= 6);
+  std::vector<Ensemble> sequence = rec.ensembles;  // growing, as a run hands them over
+  Ensemble changed = rec.ensembles.back();
+  REQUIRE(changed.stumps.size() >= 3);
+  changed.stumps[1].feature = 1 - changed.stumps[1].feature;  // another stump in the middle
+  changed.stumps[1].threshold = 0.1;
+  changed.alpha(1, 0) = 0.7;
+  sequence.push_back(changed);
+  sequence.push_back(rec.ensembles.back());
+  sequence.insert(sequence.end(), rec.ensembles.rbegin(), rec.ensembles.rend());  // shrinking
+  sequence.push_back(rec.ensembles[2]);
+  auto objective = make_objective(pb, *solver);
+  for (std::size_t k = 0; k < sequence.size(); ++k) {
+    INFO("ensemble " << k);
+    Scores m;
+    score_checkpoint(*objective, nullptr, [&](Iterate& it) { it.ensemble = &sequence[k]; }, m);
+    const auto [primal, dual] = exp_primal_dual(sequence[k], data.train, C);
+    CHECK(*m.primal == doctest::Approx(primal).epsilon(1e-9));
+    CHECK(*m.dual == doctest::Approx(dual).epsilon(1e-9).scale(primal));
+    CHECK(*m.test_error == error_of(scores_of(sequence[k], data.test), data.test.y));
+    CHECK(*m.train_error == error_of(scores_of(sequence[k], data.train), data.train.y));
+  }
+}
+
+TEST_CASE("boosting objective: refuses a malformed ensemble and a missing C") {
+  const Data data = tiny_data();
+  auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
+  auto solver = test::make<Solver>(Kind::solver, "multiboost_cw");
+  Problem pb;
+  pb.data = &data;
+  pb.oracle = oracle.get();
+  pb.lambda = 0.1;
+  auto objective = make_objective(pb, *solver);
+  CHECK(objective->describe() == json{{"family", "boosting"}, {"loss", "exp"}, {"C", 10.0}});
+  auto score = [&](const Ensemble& e) {
+    Scores m;
+    score_checkpoint(*objective, nullptr, [&](Iterate& it) { it.ensemble = &e; }, m);
+  };
+  Ensemble e;
+  e.stumps = {Stump{0, 0.0, 1, 0, 0}};
+  e.alpha = DenseMatrix::Zero(1, 2);  // K = 3
+  CHECK_THROWS_WITH_AS(score(e), doctest::Contains("alpha is 1 x 2"), std::runtime_error);
+  e.alpha = DenseMatrix::Zero(1, 3);
+  e.stumps[0].feature = 2;  // d = 2
+  CHECK_THROWS_WITH_AS(score(e), doctest::Contains("feature 2"), std::runtime_error);
+  pb.lambda = 0;
+  CHECK_THROWS_WITH_AS(make_objective(pb, *solver), doctest::Contains("lambda = 1/C must be > 0"),
+                       std::invalid_argument);
 }

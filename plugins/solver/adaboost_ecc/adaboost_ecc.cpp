@@ -9,13 +9,14 @@
 // alpha = 1/2 log((1+r)/(1-r)) is the exact line search of L along the new term; then
 // D(i,l) <- D(i,l) exp(-alpha mu(y_i) h(x_i)) for the pairs with mu(l) != mu(y_i), / Z.
 // Prediction: argmax_l f_l(x). The loss is problem (2) without the l1 term (C -> infinity).
+// Checkpoints hand the core the ensemble f (row t: h_t with weights alpha_t mu_t / 2); the core
+// scores it with L (family boosting, loss exp_pairwise; no dual).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
 
 #include "dualgap/oracles/weak_learner.hpp"
-#include "dualgap/metrics.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -26,36 +27,34 @@ class AdaBoostECC final : public Solver {
  public:
   explicit AdaBoostECC(const Params& p) : max_r_(p.get<double>("max_edge")) {}
   std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  /// The pairwise exponential loss L above.
+  ObjectiveSpec objective(const Problem&) const override { return {"boosting", "exp_pairwise", json::object()}; }
 
   void solve(const Problem& pb, SolverContext& ctx) override {
     auto* oracle = dynamic_cast<WeakLearnerOracle*>(pb.oracle);
     if (!oracle) throw std::invalid_argument("adaboost_ecc: needs an oracle with the weak_learner interface");
     const Examples& tr = pb.data->train;
-    const Examples& te = pb.data->test;
     if (tr.structured()) throw std::invalid_argument("adaboost_ecc: multi-class (unstructured) data only");
     const int n = static_cast<int>(tr.num_units()), K = tr.num_classes;
     if (K < 2) throw std::invalid_argument("adaboost_ecc: needs at least 2 classes");
     oracle->prepare(tr);
-    const bool has_test = te.num_units() > 0;
     // D(i,l): distribution over the pairs (i, l != y_i); D(i, y_i) = 0.
-    DenseMatrix D(n, K), W = DenseMatrix::Zero(n, K), f = DenseMatrix::Zero(n, K);
-    DenseMatrix ft = DenseMatrix::Zero(static_cast<Eigen::Index>(te.num_units()), K);
+    DenseMatrix D(n, K), W = DenseMatrix::Zero(n, K);
     const double p = static_cast<double>(n) * (K - 1);
     for (int i = 0; i < n; ++i)
       for (int l = 0; l < K; ++l) D(i, l) = l == tr.y[i] ? 0.0 : 1.0 / p;
-    double log_loss = 0;  // log L(f) = sum_t log Z_t
     long t = 0;
     double r = 0;
     std::vector<int> mu(K), perm(K);
     std::iota(perm.begin(), perm.end(), 0);
     std::mt19937_64 rng(ctx.seed);
-    std::vector<signed char> h, ht;
+    std::vector<signed char> h;
     std::vector<Stump> best;
-    auto eval = [&](Metrics& m) {
-      m.train_error = argmax_error(f, tr.y);
-      if (has_test) m.test_error = argmax_error(ft, te.y);
+    Ensemble f;  // f_l = sum_t alpha(t, l) h_t, alpha(t, l) = alpha_t mu_t(l) / 2
+    f.alpha.resize(0, K);
+    auto eval = [&](Iterate& m) {
+      m.ensemble = &f;
       m.set("weak_learners", static_cast<double>(t));
-      m.set("exp_loss", std::exp(log_loss));
       m.set("edge", r);
     };
     Recorder& rec = *ctx.recorder;
@@ -82,18 +81,15 @@ class AdaBoostECC final : public Solver {
         const int yi = tr.y[i];
         const double down = std::exp(-alpha * mu[yi] * h[i]);
         for (int l = 0; l < K; ++l) {
-          f(i, l) += 0.5 * alpha * mu[l] * h[i];
           if (mu[l] != mu[yi]) D(i, l) *= down;
           Z += D(i, l);
         }
       }
       D /= Z;
-      log_loss += std::log(Z);
-      if (has_test) {
-        oracle->predict(s, te.X, ht);
-        for (Eigen::Index i = 0; i < ft.rows(); ++i)
-          for (int l = 0; l < K; ++l) ft(i, l) += 0.5 * alpha * mu[l] * ht[i];
-      }
+      f.stumps.push_back(s);
+      f.stumps.back().cls = -1;  // shared by all classes through the colouring
+      f.alpha.conservativeResize(t, K);
+      for (int l = 0; l < K; ++l) f.alpha(t - 1, l) = 0.5 * alpha * mu[l];
       if (rec.due(static_cast<double>(t)) &&
           rec.checkpoint(static_cast<double>(t), eval) == Action::stop)
         return;

@@ -6,11 +6,12 @@
 // & Busa-Fekete, ICML 2009). Each round: the oracle returns phi maximizing the edge
 // gamma = sum_l |sum_i D(i,l) Y(i,l) phi(x_i)| with v_l the sign of each term;
 // alpha = 1/2 log((1+gamma)/(1-gamma)); D(i,l) <- D(i,l) exp(-alpha Y(i,l) v_l phi(x_i)) / Z.
-// Prediction: argmax_l f_l(x). No dual is reported (the loss is not problem (2)).
+// Prediction: argmax_l f_l(x). Checkpoints hand the core the ensemble f (row t: phi_t with
+// weights alpha_t v_t); the core scores it with the loss above (family boosting, loss
+// exp_hamming: the primal is prod_t Z_t, no dual: the loss is not problem (2)).
 #include <cmath>
 
 #include "dualgap/oracles/weak_learner.hpp"
-#include "dualgap/metrics.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -22,34 +23,34 @@ class AdaBoostMH final : public Solver {
   explicit AdaBoostMH(const Params& p)
       : balanced_(p.get<std::string>("init") == "balanced"), max_gamma_(p.get<double>("max_edge")) {}
   std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  /// The exponential Hamming loss under the initial distribution D_0 (= prod_t Z_t).
+  ObjectiveSpec objective(const Problem&) const override {
+    return {"boosting", "exp_hamming", {{"weights", balanced_ ? "balanced" : "uniform"}}};
+  }
 
   void solve(const Problem& pb, SolverContext& ctx) override {
     auto* oracle = dynamic_cast<WeakLearnerOracle*>(pb.oracle);
     if (!oracle) throw std::invalid_argument("adaboost_mh: needs an oracle with the weak_learner interface");
     const Examples& tr = pb.data->train;
-    const Examples& te = pb.data->test;
     if (tr.structured()) throw std::invalid_argument("adaboost_mh: multi-class (unstructured) data only");
     oracle->prepare(tr);
     const int n = static_cast<int>(tr.num_units()), K = tr.num_classes;
-    const bool has_test = te.num_units() > 0;
-    DenseMatrix D(n, K), W(n, K), f = DenseMatrix::Zero(n, K);
-    DenseMatrix ft = DenseMatrix::Zero(static_cast<Eigen::Index>(te.num_units()), K);
+    DenseMatrix D(n, K), W(n, K);
     for (int i = 0; i < n; ++i)
       for (int l = 0; l < K; ++l)
         D(i, l) = !balanced_ ? 1.0 / (static_cast<double>(n) * K)
                   : l == tr.y[i] ? 0.5 / n
                                  : 0.5 / (static_cast<double>(n) * (K - 1));
-    double log_loss = 0;  // log of prod Z_t: the normalized exponential Hamming loss (uniform init)
     long t = 0;
     double gamma = 0;
-    std::vector<signed char> h, ht;
+    std::vector<signed char> h;
     std::vector<int> votes;
     Stump s;
-    auto eval = [&](Metrics& m) {
-      m.train_error = argmax_error(f, tr.y);
-      if (has_test) m.test_error = argmax_error(ft, te.y);
+    Ensemble f;  // f_l = sum_t alpha(t, l) phi_t, alpha(t, l) = alpha_t v_t(l)
+    f.alpha.resize(0, K);
+    auto eval = [&](Iterate& m) {
+      m.ensemble = &f;
       m.set("weak_learners", static_cast<double>(t));
-      m.set("exp_loss", std::exp(log_loss));
       m.set("edge", gamma);
     };
     Recorder& rec = *ctx.recorder;
@@ -64,19 +65,14 @@ class AdaBoostMH final : public Solver {
       double Z = 0;
       for (int i = 0; i < n; ++i)
         for (int l = 0; l < K; ++l) {
-          const double vh = votes[l] * h[i];
-          f(i, l) += alpha * vh;
           const double yl = l == tr.y[i] ? 1.0 : -1.0;
-          D(i, l) *= std::exp(-alpha * yl * vh);
+          D(i, l) *= std::exp(-alpha * yl * votes[l] * h[i]);
           Z += D(i, l);
         }
       D /= Z;
-      log_loss += std::log(Z);
-      if (has_test) {
-        oracle->predict(s, te.X, ht);
-        for (Eigen::Index i = 0; i < ft.rows(); ++i)
-          for (int l = 0; l < K; ++l) ft(i, l) += alpha * votes[l] * ht[i];
-      }
+      f.stumps.push_back(s);
+      f.alpha.conservativeResize(t, K);
+      for (int l = 0; l < K; ++l) f.alpha(t - 1, l) = alpha * votes[l];
       if (s.edge <= 0) {  // no weak learner beats chance: converged
         rec.checkpoint(static_cast<double>(t), eval);
         return;

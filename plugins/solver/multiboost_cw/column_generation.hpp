@@ -3,9 +3,10 @@
 // eq. 6, Shen & Hao, CVPR 2011); the master problem (2) is solved by FCD or L-BFGS-B.
 //
 // One recorder "pass" = one boosting (column-generation) iteration. The checkpoint of iteration
-// t reports the model after t master solves; its certified dual uses the edges the oracle
-// returns for lambda(w_t), which is also the call that generates the columns of iteration t+1,
-// so the dual costs no extra oracle call.
+// t hands the core the model after t master solves as a stump ensemble (one row per weak
+// learner: per (stump, class) column for MultiBoost-CW, per shared stump with K weights for
+// MultiBoost); the core's boosting objective (loss "exp", core/src/objectives/boosting.cpp)
+// computes primal, certified dual and errors from it.
 #pragma once
 
 #include <chrono>
@@ -39,16 +40,13 @@ class ColumnGeneration {
     if (tr.structured()) throw std::invalid_argument("boosting: multi-class (unstructured) data only");
     oracle_->prepare(tr);
     mp_ = std::make_unique<MasterProblem>(tr.y, tr.num_classes, 1.0 / pb.lambda);
-    const Examples& te = pb.data->test;
-    has_test_ = te.num_units() > 0;
-    if (has_test_) Ftest_ = DenseMatrix::Zero(static_cast<Eigen::Index>(te.num_units()), tr.num_classes);
   }
 
   void run() {
     if (o_.master_only > 0) return run_master_only();
     Recorder& rec = *ctx_.recorder;
     generate();
-    if (rec.checkpoint(0, [&](Metrics& m) { evaluate(m); }) == Action::stop) return;
+    if (rec.checkpoint(0, [&](Iterate& it) { fill(it); }) == Action::stop) return;
     double prev = mp_->objective();
     for (long t = 1;; ++t) {
       const auto ws = add_generated();
@@ -59,11 +57,11 @@ class ColumnGeneration {
                              (o_.rel_tol > 0 && std::abs(prev - obj) <= o_.rel_tol * std::abs(obj));
       prev = obj;
       if (converged) {
-        rec.checkpoint(static_cast<double>(t), [&](Metrics& m) { evaluate(m); });
+        rec.checkpoint(static_cast<double>(t), [&](Iterate& it) { fill(it); });
         return;
       }
       if (rec.due(static_cast<double>(t)) &&
-          rec.checkpoint(static_cast<double>(t), [&](Metrics& m) { evaluate(m); }) == Action::stop)
+          rec.checkpoint(static_cast<double>(t), [&](Iterate& it) { fill(it); }) == Action::stop)
         return;
     }
   }
@@ -89,16 +87,17 @@ class ColumnGeneration {
     c.stump = s;
     c.cls = cls;
     oracle_->predict(s, pb_.data->train.X, c.h);
-    if (has_test_) oracle_->predict(s, pb_.data->test.X, c.h_test);
     return c;
   }
 
-  // Adds the generated weak learners (K columns for a shared one); returns the working set.
+  // Adds the generated weak learners (K columns for a shared one) and their ensemble rows;
+  // returns the working set.
   std::vector<std::size_t> add_generated() {
     std::vector<std::size_t> ws;
     const int K = mp_->K();
     for (const Stump& s : generated_) {
       ++weak_learners_;
+      long row = -1;  // the ensemble row of this weak learner's new columns
       for (int c = 0; c < K; ++c) {
         if (!o_.shared && c != s.cls) continue;
         const long j = mp_->find(s, c);
@@ -107,7 +106,13 @@ class ColumnGeneration {
           continue;
         }
         ws.push_back(mp_->add(make_column(s, c)));
-        w_eval_.push_back(0.0);
+        if (row < 0 || !o_.shared) {
+          row = static_cast<long>(ensemble_.stumps.size());
+          Stump h = s;
+          h.cls = o_.shared ? -1 : c;
+          ensemble_.stumps.push_back(h);
+        }
+        row_of_column_.push_back(static_cast<Eigen::Index>(row));
       }
     }
     return ws;
@@ -125,23 +130,11 @@ class ColumnGeneration {
     master_time_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  void update_test_scores() {
-    if (!has_test_) return;
-    for (std::size_t j = 0; j < mp_->size(); ++j) {
-      const double dw = mp_->w()[j] - w_eval_[j];
-      if (dw == 0) continue;
-      const auto& col = mp_->column(j);
-      for (Eigen::Index i = 0; i < Ftest_.rows(); ++i) Ftest_(i, col.cls) += dw * col.h_test[i];
-      w_eval_[j] = mp_->w()[j];
-    }
-  }
-
-  void evaluate(Metrics& m, bool with_dual = true) {
-    m.primal = mp_->objective();
-    if (with_dual) m.dual = mp_->dual(max_edge_);
-    m.train_error = argmax_error(mp_->F(), mp_->y());
-    update_test_scores();
-    if (has_test_) m.test_error = argmax_error(Ftest_, pb_.data->test.y);
+  // The checkpoint: the ensemble of the current w and the solver's own columns.
+  void fill(Iterate& m) {
+    ensemble_.alpha.setZero(static_cast<Eigen::Index>(ensemble_.stumps.size()), mp_->K());
+    for (std::size_t j = 0; j < mp_->size(); ++j) ensemble_.alpha(row_of_column_[j], mp_->column(j).cls) += mp_->w()[j];
+    m.ensemble = &ensemble_;
     m.set("weak_learners", static_cast<double>(weak_learners_));
     std::size_t nnz = 0;
     for (double v : mp_->w()) nnz += v > 0;
@@ -159,8 +152,9 @@ class ColumnGeneration {
   // Fig. 6 mode: build a fixed restricted problem with `master_only` iterations of stage-wise
   // class-wise generation (CW-1 with update (12), deterministic), reset w = 0, then solve it
   // with the chosen master solver. One pass = one master iteration (an FCD working-set
-  // iteration or an L-BFGS-B iteration). The dual column is the restricted problem's certified
-  // dual (edges over the fixed columns only).
+  // iteration or an L-BFGS-B iteration). The core's dual is that of the full problem (all
+  // stumps); the column restricted_dual is the fixed problem's own certified dual (edges over
+  // its columns only), which closes its gap.
   void run_master_only() {
     Recorder& rec = *ctx_.recorder;
     FcdOptions stagewise;
@@ -173,10 +167,9 @@ class ColumnGeneration {
     }
     std::fill(mp_->w_mut().begin(), mp_->w_mut().end(), 0.0);
     mp_->recompute_F();
-    update_test_scores();
-    auto eval = [&](Metrics& m) {
-      evaluate(m, false);
-      m.dual = mp_->dual(mp_->max_column_edge());
+    auto eval = [&](Iterate& m) {
+      fill(m);
+      m.set("restricted_dual", mp_->dual(mp_->max_column_edge()));
     };
     if (rec.checkpoint(0, eval) == Action::stop) return;
     master_time_s_ = 0;
@@ -230,9 +223,8 @@ class ColumnGeneration {
   double master_time_s_ = 0;
   long fcd_updates_ = 0, fcd_violations_ = 0;             ///< cumulative over finished FCD calls
   long fcd_call_updates_ = 0, fcd_call_violations_ = 0;   ///< within the running call (fixed mode)
-  bool has_test_ = false;
-  DenseMatrix Ftest_;
-  std::vector<double> w_eval_;
+  Ensemble ensemble_;                         ///< the stumps; alpha is filled at checkpoints
+  std::vector<Eigen::Index> row_of_column_;   ///< master column j -> its ensemble row
 };
 
 }  // namespace dualgap::boosting

@@ -41,6 +41,11 @@ class ColumnGenerationSolver final : public Solver {
  public:
   explicit ColumnGenerationSolver(const Params& p) : o_(options(p, Shared)) {}
   std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  /// Problem (2) with C = 1/problem.lambda, scored by the core (family boosting, loss exp).
+  ObjectiveSpec objective(const Problem& pb) const override {
+    if (!(pb.lambda > 0)) throw std::invalid_argument("boosting: problem.lambda = 1/C must be > 0");
+    return {"boosting", "exp", {{"C", 1.0 / pb.lambda}}};
+  }
   void solve(const Problem& pb, SolverContext& ctx) override {
     ColumnGeneration(pb, ctx, o_).run();
   }

@@ -14,10 +14,12 @@
 // columns' h) stays in the caller's example order.
 //
 // Dual (NOTES.md section 1): D(lambda) = sum lambda (1 - log(p/C) - log lambda) subject to
-// lambda >= 0 and edge_c(h) <= 1 for every weak learner h of every class. The KKT point
-// lambda = (C/p) mu divided by s = max(1, best edge over all stumps) is feasible, hence
+// lambda >= 0 and edge_c(h) <= 1 for every weak learner h of a given set. The KKT point
+// lambda = (C/p) mu divided by s = max(1, best edge over the set) is feasible, hence
 // D(lambda / s) = sum (C/(p s)) mu (1 + log s - log mu) is a certified lower bound on the
-// optimum of the *full* problem (all stumps), and P(w) - D a true duality gap.
+// optimum over that set. The recorded dual (all stumps) is computed by the core from the
+// ensemble (core/src/objectives/boosting.cpp); dual() here serves the fixed-problem mode's
+// restricted_dual column (the set = the master problem's columns) and the tests.
 #pragma once
 
 #include <algorithm>
@@ -32,7 +34,6 @@
 #include <vector>
 
 #include "dualgap/data.hpp"
-#include "dualgap/metrics.hpp"
 #include "dualgap/oracles/weak_learner.hpp"
 
 // Debian's liblbfgsb (L-BFGS-B 3.0, Zhu, Byrd, Lu, Nocedal; ACM TOMS 778) ships no C header:
@@ -48,8 +49,7 @@ namespace dualgap::boosting {
 struct Column {
   Stump stump;
   int cls = 0;
-  std::vector<signed char> h;       ///< h(x_i) on the training examples
-  std::vector<signed char> h_test;  ///< h(x) on the test examples (may be empty)
+  std::vector<signed char> h;  ///< h(x_i) on the training examples
 };
 
 class MasterProblem {
