@@ -417,6 +417,9 @@ TEST_CASE("fixed master mode (Fig. 6): FCD and L-BFGS-B reach the same restricte
     REQUIRE(rec.rows.size() >= 2);
     CHECK(*rec.rows.front().primal == doctest::Approx(100.0));  // same start, w = 0
     for (const auto& m : rec.rows) CHECK(*m.dual <= *m.primal + 1e-9);
+    // The fixed problem's own certified dual (edges over its columns) closes its gap.
+    for (const auto& m : rec.rows) CHECK(extra(m, "restricted_dual") <= *m.primal + 1e-9);
+    CHECK(*rec.rows.back().primal - extra(rec.rows.back(), "restricted_dual") <= 1e-5 * *rec.rows.back().primal);
     finals.push_back(*rec.rows.back().primal);
     columns.push_back(extra(rec.rows.back(), "columns"));
     CHECK(columns.back() <= 15);  // 5 stage-wise iterations x 3 classes, repeated stumps merged
@@ -692,7 +695,7 @@ TEST_CASE("boosting objective: any sequence of ensembles is scored right (per-st
   }
 }
 
-TEST_CASE("boosting objective: refuses a malformed ensemble and a missing C") {
+TEST_CASE("boosting objective: refuses a malformed ensemble, lambda = 0, a missing C, unknown losses") {
   const Data data = tiny_data();
   auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
   auto solver = test::make<Solver>(Kind::solver, "multiboost_cw");
@@ -716,4 +719,18 @@ TEST_CASE("boosting objective: refuses a malformed ensemble and a missing C") {
   pb.lambda = 0;
   CHECK_THROWS_WITH_AS(make_objective(pb, *solver), doctest::Contains("lambda = 1/C must be > 0"),
                        std::invalid_argument);
+  // A solver that names the boosting family with a bad specification.
+  struct Named final : Solver {
+    ObjectiveSpec spec;
+    std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+    ObjectiveSpec objective(const Problem&) const override { return spec; }
+    void solve(const Problem&, SolverContext&) override {}
+  } named;
+  named.spec = {"boosting", "exp", json::object()};
+  CHECK_THROWS_WITH_AS(make_objective(pb, named), doctest::Contains("needs params {C: number}"), std::runtime_error);
+  named.spec = {"boosting", "logistic", json::object()};
+  CHECK_THROWS_WITH_AS(make_objective(pb, named), doctest::Contains("unknown boosting loss 'logistic'"),
+                       std::runtime_error);
+  named.spec = {"boosting", "exp_hamming", {{"weights", "odd"}}};
+  CHECK_THROWS_WITH_AS(make_objective(pb, named), doctest::Contains("not 'odd'"), std::runtime_error);
 }

@@ -133,7 +133,8 @@ class ColumnGeneration {
   // The checkpoint: the ensemble of the current w and the solver's own columns.
   void fill(Iterate& m) {
     ensemble_.alpha.setZero(static_cast<Eigen::Index>(ensemble_.stumps.size()), mp_->K());
-    for (std::size_t j = 0; j < mp_->size(); ++j) ensemble_.alpha(row_of_column_[j], mp_->column(j).cls) += mp_->w()[j];
+    for (std::size_t j = 0; j < mp_->size(); ++j)
+      ensemble_.alpha(row_of_column_[j], mp_->column(j).cls) += mp_->w()[j];
     m.ensemble = &ensemble_;
     m.set("weak_learners", static_cast<double>(weak_learners_));
     std::size_t nnz = 0;
