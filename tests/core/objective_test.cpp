@@ -122,7 +122,16 @@ TEST_CASE("recorded primals equal numpy's recomputation from the saved iterates;
              "  - {name: GLS, plugin: gls}\n"
              "stop: {max_passes: 3}\n"
              "record: {iterates: all}\n");
-  for (const char* exp : {"exp.yaml", "sparse.yaml", "lsr.yaml"}) {
+  write_text(dir.path / "boost.yaml",
+             "name: fam\n"
+             "data: {plugin: libsvm, train: " + (dir.path / "train.txt").string() + ", test: " +
+                 (dir.path / "test.txt").string() + ", dense: true}\n"
+             "oracle: {plugin: stumps}\n"
+             "solvers:\n"
+             "  - {name: CW, plugin: multiboost_cw}\n"
+             "stop: {max_passes: 6}\n"
+             "record: {iterates: all}\n");
+  for (const char* exp : {"exp.yaml", "sparse.yaml", "lsr.yaml", "boost.yaml"}) {
     auto r = run_cli(std::string("run ") + (dir.path / exp).string() + " --no-report --out " + (dir.path / "res").string());
     INFO(exp << ": " << r.output);
     REQUIRE(r.code == 0);
@@ -141,7 +150,7 @@ TEST_CASE("recorded primals equal numpy's recomputation from the saved iterates;
     CHECK(worst <= 1e-9);
     ++runs;
   }
-  CHECK(runs == 5);
+  CHECK(runs == 6);
 }
 
 TEST_CASE("a sweep over one solver's parameter labels its series and does not duplicate the other solvers") {

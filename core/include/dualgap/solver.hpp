@@ -55,8 +55,8 @@ struct Problem {
 /// every run of one objective with the same code and compares runs only within one objective.
 ///   family "ssvm"               structured oracles (the default for them)
 ///          "sparse_multiclass"  block_loss oracles (the default for them; loss = the oracle's)
-///          "boosting"           loss "exp": ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y - F_{y_i})
-///                               (params {C}); loss "exp_hamming": AdaBoost.MH's exponential loss
+///          "boosting"           "exp": ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y - F_{y_i}) (params {C});
+///                               "exp_hamming" (AdaBoost.MH, params {weights}); "exp_pairwise" (AdaBoost.ECC)
 ///          "least_squares"      loss "square" or "logistic" on the model's scores (params {ridge})
 struct ObjectiveSpec {
   std::string family;            ///< empty: the one the oracle's interface implies
