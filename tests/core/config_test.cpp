@@ -103,13 +103,18 @@ TEST_CASE("a solver paired with an oracle it cannot use is refused before anythi
 TEST_CASE("sweep expands to the cross product over dotted keys, --set overrides") {
   std::string yaml = std::string(kGood) + "sweep: {problem.lambda: [1/n, 0.1/n], solvers.B.params.N: [5, 6, 7]}\n";
   auto runs = expand_text(yaml);
-  CHECK(runs.size() == 2 * 3 * 2 * 2);  // lambdas x N values x solvers x repeats
+  // lambdas x repeats for A, lambdas x N values x repeats for B: a sweep key under solvers.B
+  // varies B only (A is not duplicated once per N).
+  CHECK(runs.size() == 2 * 2 + 2 * 3 * 2);
   std::set<std::string> ids;
   for (auto& r : runs) ids.insert(r.run_id);
   CHECK(ids.size() == runs.size());
   CHECK(ids.count("B__lambda=0.1_n__N=7__r1") == 1);
-  for (auto& r : runs)
+  for (auto& r : runs) {
     if (r.solver_name == "B") CHECK(r.config["solver"]["params"]["N"] == r.sweep_point["solvers.B.params.N"]);
+    if (r.solver_name == "B") CHECK(r.label == "B[N=" + r.sweep_point["solvers.B.params.N"].dump() + "]");
+    if (r.solver_name == "A") CHECK((r.label == "A" && !r.sweep_point.contains("solvers.B.params.N")));
+  }
 
   auto over = expand_text(kGood, {"stop.max_passes=9", "solvers.0.params.M=3", "repeats=1"});
   REQUIRE(over.size() == 2);
@@ -120,7 +125,7 @@ TEST_CASE("sweep expands to the cross product over dotted keys, --set overrides"
 
   // A sweep key is a dotted path: --set sweep.<key>=[...] replaces (or adds) that key.
   auto narrowed = expand_text(yaml, {"sweep.problem.lambda=[1/n]"});
-  CHECK(narrowed.size() == 1 * 3 * 2 * 2);
+  CHECK(narrowed.size() == 1 * 2 + 1 * 3 * 2);
   for (auto& r : narrowed) CHECK(r.sweep_point["problem.lambda"] == "1/n");
   auto added = expand_text(kGood, {"sweep.stop.max_passes=[1, 2, 3]"});
   CHECK(added.size() == 3 * 2 * 2);

@@ -81,8 +81,8 @@ class LeastSquaresObjective final : public Objective {
       if (S.rows() != static_cast<Eigen::Index>(train.num_units()) || S.cols() != K)
         throw std::runtime_error(fmt::format("train_scores is {} x {}; expected n = {} by K = {}", S.rows(), S.cols(),
                                              train.num_units(), K));
-      if (it.test_scores) St = *it.test_scores;
-      if (test.num_units() > 0 && St.rows() != static_cast<Eigen::Index>(test.num_units()))
+      if (it.test_scores) St = *it.test_scores;  // absent: no test error is recorded
+      if (it.test_scores && St.rows() != static_cast<Eigen::Index>(test.num_units()))
         throw std::runtime_error(fmt::format("test_scores has {} rows; the test split has {} examples", St.rows(),
                                              test.num_units()));
     } else {

@@ -92,7 +92,7 @@ dualgap::PluginDescription describe() {
   return dualgap::describe_plugin<Fobos>(
       dualgap::Kind::solver, "fobos", "1.0.0",
       "FOBOS stochastic proximal subgradient, step eta0/sqrt(t) (Duchi and Singer, JMLR 2009)",
-      {dualgap::real_param("eta0", 1.0, "initial step; the paper picks it from 1e-3..1e3 on held-out data", 0.0)});
+      {dualgap::real_param("eta0", 0.01, "initial step; the paper picks it from 1e-3..1e3 on held-out data", 0.0)});
 }
 
 }  // namespace
