@@ -138,48 +138,6 @@ std::string runs_html(const json& t, const RunSet& set) {
   return h;
 }
 
-// uPlot, inlined: the npm package's IIFE build and stylesheet, looked for where scripts/setup.sh
-// (npm install -g) or a packager puts them.
-struct Uplot {
-  std::string js, css;
-};
-
-Uplot load_uplot() {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("DUALGAP_UPLOT_DIR"); env && *env) dirs.emplace_back(env);
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back(exe.parent_path() / ".." / "share" / "dualgap" / "uplot");
-  for (const char* var : {"NPM_CONFIG_PREFIX", "npm_config_prefix"})
-    if (const char* env = std::getenv(var); env && *env) dirs.push_back(fs::path(env) / "lib/node_modules/uplot/dist");
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    dirs.push_back(fs::path(home) / ".npm-global/lib/node_modules/uplot/dist");
-    dirs.push_back(fs::path(home) / ".local/lib/node_modules/uplot/dist");
-  }
-  for (const char* d : {"/usr/local/lib/node_modules/uplot/dist", "/usr/lib/node_modules/uplot/dist",
-                        "/usr/share/nodejs/uplot/dist", "/opt/homebrew/lib/node_modules/uplot/dist"})
-    dirs.emplace_back(d);
-  std::string looked;
-  for (const auto& d : dirs) {
-    const fs::path js = d / "uPlot.iife.min.js", css = d / "uPlot.min.css";
-    looked += "\n  " + d.string();
-    if (!fs::is_regular_file(js, ec) || !fs::is_regular_file(css, ec)) continue;
-    auto read = [](const fs::path& p) {
-      std::ifstream in(p, std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      return s.str();
-    };
-    Uplot u{read(js), read(css)};
-    if (u.js.find("uPlot") == std::string::npos) continue;
-    return u;
-  }
-  throw std::runtime_error("the HTML report needs uPlot (npm package 'uplot': uPlot.iife.min.js and uPlot.min.css), "
-                           "not found in:" + looked + "\nrun scripts/setup.sh (npm install -g uplot) or set "
-                           "DUALGAP_UPLOT_DIR to the package's dist directory");
-}
-
 // The page's script: one uPlot chart per problem for the chosen (x, y); medians as steps, the
 // min-max band between two hidden edge series. Test hooks: data-yticks/data-xticks on each plot
 // (the labels the axes drew), data-resources on <body> (resources fetched: 0 when offline), and
@@ -327,8 +285,50 @@ bool tabled(const std::string& y) {
 
 }  // namespace
 
+std::vector<std::string> uplot_search_dirs() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("DUALGAP_UPLOT_DIR"); env && *env) dirs.emplace_back(env);
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path() / ".." / "share" / "dualgap" / "uplot").lexically_normal().string());
+  for (const char* var : {"NPM_CONFIG_PREFIX", "npm_config_prefix"})
+    if (const char* env = std::getenv(var); env && *env) dirs.push_back(std::string(env) + "/lib/node_modules/uplot/dist");
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    dirs.push_back(std::string(home) + "/.npm-global/lib/node_modules/uplot/dist");
+    dirs.push_back(std::string(home) + "/.local/lib/node_modules/uplot/dist");
+  }
+  for (const char* d : {"/usr/local/lib/node_modules/uplot/dist", "/usr/lib/node_modules/uplot/dist",
+                        "/usr/share/nodejs/uplot/dist", "/opt/homebrew/lib/node_modules/uplot/dist"})
+    dirs.emplace_back(d);
+  return dirs;
+}
+
+UplotFiles load_uplot(const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string looked;
+  for (const auto& d : dirs) {
+    const fs::path js = fs::path(d) / "uPlot.iife.min.js", css = fs::path(d) / "uPlot.min.css";
+    looked += "\n  " + d;
+    if (!fs::is_regular_file(js, ec) || !fs::is_regular_file(css, ec)) continue;
+    auto read = [](const fs::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      std::ostringstream s;
+      s << in.rdbuf();
+      return s.str();
+    };
+    UplotFiles u{read(js), read(css)};
+    if (u.js.find("uPlot") == std::string::npos) continue;  // not the library (truncated, other file)
+    return u;
+  }
+  throw std::runtime_error("the HTML report needs uPlot (npm package 'uplot': uPlot.iife.min.js and uPlot.min.css), "
+                           "not found in:" + looked + "\nrun scripts/setup.sh (npm install -g uplot) or set "
+                           "DUALGAP_UPLOT_DIR to the package's dist directory");
+}
+
 std::string render_html(const RunSet& set, const HtmlOptions& html, const Options& options) {
-  const Uplot uplot = load_uplot();
+  const UplotFiles uplot = load_uplot(uplot_search_dirs());
   json data;
   data["solvers"] = set.solvers;
   json colors = json::array();

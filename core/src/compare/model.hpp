@@ -53,11 +53,11 @@ struct Run {
   std::map<std::string, double> summary;
   std::size_t problem = 0;  ///< index into RunSet::problems
 
-  const std::vector<double>* column(const std::string& name) const;
+  DUALGAP_API const std::vector<double>* column(const std::string& name) const;
   /// True when the curve records a finite primal somewhere: runs without one (a solver with
   /// no objective) show n/a for objective-based measures, never a censored value.
-  bool has_objective() const;
-  std::size_t checkpoints() const;
+  DUALGAP_API bool has_objective() const;
+  DUALGAP_API std::size_t checkpoints() const;
 };
 
 /// Runs sharing data, features, oracle and problem parameters.
@@ -251,8 +251,8 @@ struct Profile {
   std::vector<int> solved;                       ///< per solver
   std::vector<double> geomean_ratio;             ///< per solver, over the problems it solved
   std::vector<std::size_t> ranking;              ///< solver indices: most solved, then lowest geomean
-  std::vector<double> ratios_of(std::size_t solver) const;
-  std::vector<double> costs_of(std::size_t solver) const;
+  DUALGAP_API std::vector<double> ratios_of(std::size_t solver) const;
+  DUALGAP_API std::vector<double> costs_of(std::size_t solver) const;
 };
 
 DUALGAP_API Profile compute_profile(const RunSet& set, const ProfileOptions& profile, const Options& options);
@@ -279,6 +279,18 @@ struct HtmlOptions {
   std::string x = "passes", y = "primal_subopt";
   std::vector<double> eps;
 };
+
+/// uPlot's browser build and stylesheet, inlined into the report.
+struct UplotFiles {
+  std::string js, css;
+};
+
+/// Where uPlot is looked for: $DUALGAP_UPLOT_DIR, <exe_dir>/../share/dualgap/uplot, then the
+/// dist/ directory of the npm package under npm's global prefixes (scripts/setup.sh installs it).
+DUALGAP_API std::vector<std::string> uplot_search_dirs();
+
+/// Reads uPlot from the first of `dirs` holding it; throws std::runtime_error listing `dirs`.
+DUALGAP_API UplotFiles load_uplot(const std::vector<std::string>& dirs);
 
 /// The report: tables for every y of the selector, plots drawn by uPlot (inlined; throws
 /// std::runtime_error naming the places looked in when it is not installed).

@@ -88,6 +88,20 @@ std::string compact(const json& v) {
   return s;
 }
 
+// "ssvm structured_hinge lambda=0.0016": the scalar facts of the objective, short enough for a
+// panel title (nested objects such as the oracle are named by the rest of the label).
+std::string objective_label(const json& objective) {
+  if (!objective.is_object()) return "";
+  std::string out;
+  for (const char* k : {"family", "loss", "link"})
+    if (auto it = objective.find(k); it != objective.end() && it->is_string()) out += (out.empty() ? "" : " ") + it->get<std::string>();
+  for (auto& [k, v] : objective.items()) {
+    if (k == "family" || k == "loss" || k == "link") continue;
+    if (v.is_number()) out += fmt::format("{}{}={:.3g}", out.empty() ? "" : " ", k, v.get<double>());
+  }
+  return out;
+}
+
 std::string problem_label(const Run& run, bool experiment_has_several) {
   std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
   const json& c = run.problem_config;
@@ -109,7 +123,7 @@ std::string problem_label(const Run& run, bool experiment_has_several) {
   }
   if (c.contains("problem") && !c["problem"].is_null() && !(c["problem"].is_object() && c["problem"].empty()))
     parts.push_back(compact(c["problem"]));
-  if (run.objective.is_object() && !run.objective.empty()) parts.push_back(compact(run.objective));
+  if (std::string o = objective_label(run.objective); !o.empty()) parts.push_back(o);
   for (const auto& p : parts) label += " | " + p;
   // Keep labels short; the key disambiguates problems of one experiment that look alike.
   if (experiment_has_several) label += " [" + run.problem_key.substr(0, 8) + "]";
@@ -362,7 +376,8 @@ bool matches_any(const std::vector<std::string>& globs, std::initializer_list<st
 }  // namespace
 
 void select_runs(RunSet& set, const Selection& selection) {
-  group_runs(set, selection.order);  // the full order fixes every label's colour
+  // Colours follow the config order of every label read, whatever --order and --solver say.
+  group_runs(set, "config");
   set.palette = set.solvers;
   if (!selection.solvers.empty() || !selection.problems.empty()) {
     std::vector<Run> kept;
