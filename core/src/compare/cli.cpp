@@ -19,8 +19,6 @@ namespace dualgap::compare {
 
 namespace {
 
-const std::vector<std::string> kDerived = {"primal_subopt", "dual_subopt", "rel_objective", "time_recorded"};
-
 std::vector<double> parse_list(const std::string& s) {
   std::vector<double> out;
   std::stringstream ss(s);
@@ -44,10 +42,18 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// Raw curve columns, and the registered series some run can compute (derived ones included).
 std::set<std::string> available_columns(const RunSet& set) {
-  std::set<std::string> names(kDerived.begin(), kDerived.end());
+  std::set<std::string> names;
   for (const auto& r : set.runs)
     for (const auto& [name, v] : r.curve) names.insert(name);
+  for (const auto& d : series_registry())
+    for (const auto& r : set.runs)
+      if (!series(set, r, d.name).empty()) {
+        names.insert(d.name);
+        break;
+      }
+  names.insert("primal_subopt");  // falls back to rel_objective without a certified dual
   return names;
 }
 
@@ -188,7 +194,7 @@ int compare_main(const std::vector<std::string>& args) {
       if (cols.count(name)) return true;
       std::string list;
       for (const auto& c : cols) list += " " + c;
-      std::cerr << fmt::format("dualgap compare: unknown {} '{}'; available:{}\n", what, name, list);
+      std::cerr << fmt::format("dualgap compare: no {} '{}' in these runs; available:{}\n", what, name, list);
       return false;
     };
     fig.metrics = split(metrics_s);

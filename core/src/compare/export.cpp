@@ -12,12 +12,7 @@ namespace dualgap::compare {
 
 namespace {
 
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
+std::string field(const std::string& s) { return csv_field(s); }
 
 std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : std::string(); }
 

@@ -151,7 +151,7 @@ json profile_figure_spec(const RunSet& set, const Profile& pr, const FigureOptio
   json spec = base_spec(set, figure);
   spec["columns"] = figure.columns > 0 ? figure.columns : 2;
   json perf = {{"title", ""},
-               {"xlabel", "ratio tau to the best solver's " + axis_label(pr.measure)},
+               {"xlabel", "performance ratio tau (" + pr.measure + " / best solver's)"},
                {"ylabel", "fraction of problems solved"},
                {"log_x", true},
                {"log_base_x", 2},

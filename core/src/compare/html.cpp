@@ -20,7 +20,6 @@ namespace dualgap::compare {
 
 namespace {
 
-const std::vector<std::string> kXAxes = {"passes", "oracle_calls", "approx_oracle_calls", "time", "oracle_time"};
 
 std::string esc(const std::string& s) {
   std::string o;

@@ -13,9 +13,9 @@
 #include <fnmatch.h>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
-#include "config.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -317,9 +317,12 @@ void fill_solver_index(std::vector<Run>& runs) {
     if (it == names_of_file.end()) {
       std::vector<std::string> names;
       try {
-        const json doc = load_yaml(file).value;
-        if (doc.contains("solvers") && doc["solvers"].is_array())
-          for (const auto& s : doc["solvers"]) names.push_back(s.is_object() ? string_or(s, "name") : "");
+        // yaml-cpp directly, not load_yaml: only the names are needed, and ${VAR} expansion
+        // would fail where the experiment's variables (DUALGAP_DATA) are not set.
+        const YAML::Node doc = YAML::LoadFile(file);
+        if (doc["solvers"] && doc["solvers"].IsSequence())
+          for (const auto& s : doc["solvers"])
+            names.push_back(s.IsMap() && s["name"] && s["name"].IsScalar() ? s["name"].as<std::string>() : "");
       } catch (const std::exception&) {
         // moved or edited results: fall back to the order of first appearance
       }

@@ -32,13 +32,6 @@ std::string latex_escape(const std::string& s) {
   return o;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
 std::string markdown_cell(const std::string& s) {
   std::string o;
   for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -46,6 +39,13 @@ std::string markdown_cell(const std::string& s) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
 
 TableFormat parse_table_format(const std::string& name) {
   if (name == "text") return TableFormat::text;
@@ -93,6 +93,7 @@ std::string render_table(const Table& table, TableFormat format, const std::stri
       for (std::size_t j = 0; j < ncol; ++j) out += "---|";
       out += "\n";
       for (const auto& row : table.rows) out += line(row);
+      out += "\n";  // a Markdown table ends at a blank line
       break;
     }
     case TableFormat::latex: {

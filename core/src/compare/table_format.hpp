@@ -23,6 +23,9 @@ struct Table {
 /// with `indent`. Rows shorter than the header are padded with empty cells.
 DUALGAP_API std::string render_table(const Table& table, TableFormat format, const std::string& indent = "");
 
+/// One CSV field (RFC 4180): quoted when it holds a comma, quote or line break.
+DUALGAP_API std::string csv_field(const std::string& s);
+
 /// A line of prose between tables: as is (text), a paragraph (markdown), a LaTeX comment-free
 /// paragraph (latex), or a "# " line that pandas skips with comment='#' (csv).
 DUALGAP_API std::string render_line(const std::string& text, TableFormat format, const std::string& indent = "");

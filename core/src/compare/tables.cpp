@@ -289,10 +289,15 @@ std::string bounds_sentence(const json& p, bool html) {
 }
 
 std::vector<std::string> final_columns(const json& p) {
+  // every solver has the same final_order; keep the names some solver has a value for
   std::vector<std::string> cols;
-  for (const auto& js : p["solvers"])
-    for (const auto& name : js.value("final_order", std::vector<std::string>{}))
-      if (js["final"].contains(name) && std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
+  if (p["solvers"].empty()) return cols;
+  for (const auto& name : p["solvers"][0].value("final_order", std::vector<std::string>{}))
+    for (const auto& js : p["solvers"])
+      if (js["final"].contains(name)) {
+        cols.push_back(name);
+        break;
+      }
   return cols;
 }
 
