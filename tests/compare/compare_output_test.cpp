@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
@@ -72,13 +74,13 @@ double png_pixel_spread(const fs::path& p) {
   return out.empty() ? -1.0 : std::atof(out.c_str());
 }
 
-void make_results(const fs::path& root) {
-  for (std::size_t s = 0; s < kSolvers.size(); ++s)
+void make_results(const fs::path& root, const std::vector<std::string>& solvers = kSolvers) {
+  for (std::size_t s = 0; s < solvers.size(); ++s)
     for (int r = 0; r < 3; ++r) {
       SyntheticRun run;
       run.experiment = "outputs";
-      run.solver = kSolvers[s];
-      run.run_id = kSolvers[s] + "-" + std::to_string(r);
+      run.solver = solvers[s];
+      run.run_id = solvers[s] + "-" + std::to_string(r);
       run.seed = r;
       run.rate = 0.05 * (s + 1);
       run.checkpoints = 120;
@@ -86,97 +88,220 @@ void make_results(const fs::path& root) {
     }
 }
 
+// Opens `url` in headless Chromium (the flags of the issue: no network services, fresh profile)
+// and returns the DOM after the page's scripts ran.
+std::string chromium_dom(const std::string& url, const std::string& extra = "") {
+  TempDir profile;
+  return run_capture(std::string(kChromium) +
+                     " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                     "--disable-background-networking --disable-component-update --disable-sync "
+                     "--window-size=1400,1000 --user-data-dir=" + profile.path.string() + " " + extra +
+                     " --dump-dom '" + url + "' 2>/dev/null");
+}
+
+std::string attribute(const std::string& dom, const std::string& element_id, const std::string& name) {
+  auto at = dom.find("id=\"" + element_id + "\"");
+  if (at == std::string::npos) return "";
+  auto open = dom.rfind('<', at);
+  auto close = dom.find('>', at);
+  std::smatch m;
+  const std::string tag = dom.substr(open, close - open);
+  if (std::regex_search(tag, m, std::regex(name + "=\"([^\"]*)\""))) return m[1].str();
+  return "";
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// Runs of one problem whose primal suboptimality goes from 1e-1 down to 1e-3 (dual fixed at 1).
+void make_decade_results(const fs::path& root) {
+  const std::vector<double> subopt = {0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001};
+  for (const char* solver : {"A", "B"}) {
+    nlohmann::json primal = nlohmann::json::array(), dual = nlohmann::json::array(), passes = nlohmann::json::array();
+    for (std::size_t k = 0; k < subopt.size(); ++k) {
+      primal.push_back(1.0 + subopt[k] * (solver[0] == 'A' ? 1.0 : 1.0));
+      dual.push_back(1.0);
+      passes.push_back(static_cast<double>(k + 1));
+    }
+    nlohmann::json run = {{"schema", "dualgap.run/1"}, {"experiment", "decades"}, {"run_id", solver},
+                          {"solver", solver}, {"status", "done"}, {"problem_key", "P"},
+                          {"curve", {{"passes", passes}, {"primal", primal}, {"dual", dual}}}};
+    write_run(root, run);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("HTML report: self-contained, and every solver's series renders in headless Chromium") {
+TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   TempDir tmp;
   make_results(tmp.path / "results");
   const fs::path html = tmp.path / "report.html";
   REQUIRE(compare_main({(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
   const std::string page = read_all(html);
-  CHECK(page.size() > 10000);
+  CHECK(page.size() > 50000);
   CHECK(page.size() < 5'000'000);
-  // self-contained: nothing fetched at view time
+  // self-contained: the plotting library is inlined, nothing is fetched at view time
+  CHECK(page.find("uPlot") != std::string::npos);
   CHECK(page.find("src=\"http") == std::string::npos);
   CHECK(page.find("href=\"http") == std::string::npos);
   CHECK(page.find("<script src") == std::string::npos);
+  CHECK(page.find("<link") == std::string::npos);
   for (const auto& s : kSolvers) CHECK(page.find("\"" + s + "\"") != std::string::npos);
-  CHECK(page.find("To reach") != std::string::npos);  // the epsilon table
+  // tables follow the chosen y: one block per y, the default shown, the others hidden
+  CHECK(page.find("data-problem=\"0\" data-y=\"primal_subopt\">") != std::string::npos);
+  CHECK(page.find("data-problem=\"0\" data-y=\"gap\" style=\"display:none\">") != std::string::npos);
+  CHECK(page.find("data-problem=\"0\" data-y=\"test_error\" style=\"display:none\">") != std::string::npos);
 
   // write_report: what the runner calls after `dualgap run`
   const fs::path report2 = tmp.path / "report2.html";
   CHECK(write_report({(tmp.path / "results" / "outputs").string()}, report2.string()) == report2.string());
-  CHECK(fs::file_size(report2) > 10000);
+  CHECK(fs::file_size(report2) > 50000);
   CHECK_THROWS(write_report({(tmp.path / "results" / "nothing-here").string()}, report2.string()));
 
-  if (!require_tool(kChromium, "the HTML report rendering")) return;
+  // uPlot missing: a clear error naming where it was looked for, not a broken page
+  try {
+    (void)load_uplot({(tmp.path / "no-uplot").string()});
+    FAIL("load_uplot found uPlot in an empty directory");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("no-uplot") != std::string::npos);
+    CHECK(std::string(e.what()).find("setup.sh") != std::string::npos);
+  }
+  // the installed copy (scripts/setup.sh) is found
+  if (std::getenv("CI")) CHECK_NOTHROW(load_uplot(uplot_search_dirs()));
+}
+
+TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values, no network request") {
+  if (!require_tool(kChromium, "the HTML report in a browser")) return;
+  TempDir tmp;
+  make_results(tmp.path / "results");
+  const fs::path html = tmp.path / "report.html";
+  REQUIRE(compare_main({(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
+
+  // drawn: a screenshot that is not blank
   TempDir profile;
-  const std::string flags = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-                            "--disable-background-networking --disable-component-update --disable-sync "
-                            "--window-size=1200,900 --user-data-dir=" + profile.path.string();
   const fs::path shot = tmp.path / "shot.png";
-  run_capture(std::string(kChromium) + " " + flags + " --screenshot=" + shot.string() + " file://" + html.string() +
-              " 2>/dev/null");
+  run_capture(std::string(kChromium) + " --headless --no-sandbox --disable-gpu --no-first-run "
+              "--disable-background-networking --disable-component-update --disable-sync --window-size=1200,900 "
+              "--user-data-dir=" + profile.path.string() + " --screenshot=" + shot.string() + " file://" +
+              html.string() + " 2>/dev/null");
   REQUIRE(fs::exists(shot));
   auto [w, h] = png_size(shot);
   CHECK(w == 1200);
   CHECK(h == 900);
-  CHECK(fs::file_size(shot) > 20000);  // a blank page compresses to a few kB
   if (fs::exists(kPython)) CHECK(png_pixel_spread(shot) > 0.02);
 
-  TempDir profile2;
-  const std::string dom = run_capture(std::string(kChromium) + " " + flags.substr(0, flags.find("--user-data-dir")) +
-                                      "--user-data-dir=" + profile2.path.string() + " --dump-dom file://" +
-                                      html.string() + " 2>/dev/null");
+  const std::string dom = chromium_dom("file://" + html.string());
   REQUIRE(dom.find("</html>") != std::string::npos);
+  CHECK(attribute(dom, "problem-0", "class") == "problem");
+  CHECK(dom.find("data-ready-ms=") != std::string::npos);  // the script ran to its end
+  CHECK(dom.find("data-resources=\"0\"") != std::string::npos);  // no request of any kind
+  CHECK(dom.find("class=\"uplot") != std::string::npos);
   for (const auto& s : kSolvers) {
-    // a drawn median: a real path (not the empty placeholder) tagged with the solver
-    std::regex median("<path d=\"M[0-9.,ML-]{40,}\" stroke=\"#[0-9a-f]{6}\" class=\"median\" data-solver=\"" + s + "\"");
-    CHECK_MESSAGE(std::regex_search(dom, median), "no drawn median series for " << s);
-    CHECK(dom.find("class=\"band\" data-solver=\"" + s + "\"") != std::string::npos);
+    CHECK(dom.find(">" + s + " (3 runs)<") != std::string::npos);  // a legend row per series
     CHECK(dom.find("type=\"checkbox\" data-solver=\"" + s + "\"") != std::string::npos);
   }
-  std::smatch m;
-  REQUIRE(std::regex_search(dom, m, std::regex("data-render-ms=\"([0-9.]+)\"")));
-  CHECK(std::stod(m[1].str()) < 2000);
+  // without the mouse over a chart, the legend shows no value
+  CHECK(std::regex_search(dom, std::regex("<td class=\"u-value\">--</td>")));
+  CHECK_FALSE(std::regex_search(dom, std::regex("<td class=\"u-value\">[0-9]")));
+  // hover: the page's #hover hook moves the mouse to the middle of the first chart
+  const std::string hovered = chromium_dom("file://" + html.string() + "#hover");
+  CHECK(std::regex_search(hovered, std::regex("<td class=\"u-value\">[0-9][0-9.e+-]*</td>")));
+
+  // an axis from 1e-3 to 1e-1 carries at least two labelled decades
+  make_decade_results(tmp.path / "decades");
+  const fs::path dec = tmp.path / "decades.html";
+  REQUIRE(compare_main({(tmp.path / "decades").string(), "--html", dec.string()}) == 0);
+  const std::string ddom = chromium_dom("file://" + dec.string());
+  const auto ticks = words(attribute(ddom, "plot-0", "data-yticks"));
+  INFO("y tick labels: " << attribute(ddom, "plot-0", "data-yticks"));
+  int decades = 0;
+  for (const auto& t : ticks)
+    if (t.rfind("10", 0) == 0 && t.find("\xc3\x97") == std::string::npos) ++decades;  // 10^k, not m x 10^k
+  CHECK(decades >= 2);
+  for (const char* label : {"10\xe2\x81\xbb\xc2\xb3", "10\xe2\x81\xbb\xc2\xb9"})  // 10^-3 and 10^-1
+    CHECK(std::find(ticks.begin(), ticks.end(), label) != ticks.end());
 }
 
-TEST_CASE("figures: valid PNG/SVG/PDF of the expected size") {
+TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across figures, footnote") {
   if (!require_tool(kPython, "matplotlib figures")) return;
   TempDir tmp;
   make_results(tmp.path / "results");
   const std::string dir = (tmp.path / "results").string();
-  // paper layout: one row (one problem), three panels of 4.0 x 3.2 inches at 100 dpi
+  // --size x --dpi is the PNG size, whatever the grid
   const fs::path png = tmp.path / "fig.png";
-  REQUIRE(compare_main({dir, "--figure", png.string(), "--x", "oracle_calls"}) == 0);
+  REQUIRE(compare_main({dir, "--figure", png.string(), "--x", "oracle_calls", "--size", "4,3", "--dpi", "100"}) == 0);
   auto [w, h] = png_size(png);
-  CHECK(w == 1200);
-  CHECK(h == 320);
+  CHECK(w == 400);
+  CHECK(h == 300);
   CHECK(png_pixel_spread(png) > 0.02);
-  // two chosen panels, replayed oracle cost
   const fs::path png2 = tmp.path / "fig2.png";
-  REQUIRE(compare_main({dir, "--figure", png2.string(), "--x", "time", "--oracle-cost", "10", "--panels",
-                        "gap,working_set_size"}) == 0);
+  REQUIRE(compare_main({dir, "--figure", png2.string(), "--x", "time", "--oracle-cost", "10", "--metrics",
+                        "gap,working_set_size", "--style", "slides", "--size", "7.5,3.2", "--dpi", "120",
+                        "--band", "iqr", "--columns", "2"}) == 0);
   auto [w2, h2] = png_size(png2);
-  CHECK(w2 == 800);
-  CHECK(h2 == 320);
-  // the spec carries the replay assumption as a note
+  CHECK(w2 == 900);
+  CHECK(h2 == 384);
+  CHECK(compare_main({dir, "--figure", png2.string(), "--band", "quartiles"}) == 2);
+  CHECK(compare_main({dir, "--figure", png2.string(), "--size", "4"}) == 2);
+  CHECK(compare_main({dir, "--figure", png2.string(), "--style", "poster"}) == 2);
+
+  // the spec: replay note, panels, a series per solver
   RunSet set = load_runs({dir});
   Options opt;
   opt.oracle_cost = 10;
   FigureOptions fo;
   fo.x = "time";
   auto spec = figure_spec(set, fo, opt);
-  CHECK(spec["note"].get<std::string>().find("10x") != std::string::npos);
-  CHECK(spec["rows"][0]["panels"].size() == 3);
-  CHECK(spec["rows"][0]["panels"][0]["series"].size() == 3);
+  CHECK(spec["notes"].dump().find("10x") != std::string::npos);
+  CHECK(spec["panels"].size() == 3);
+  CHECK(spec["panels"][0]["series"].size() == 3);
+  CHECK(spec["panels"][0]["ylabel"].get<std::string>().find("primal suboptimality") != std::string::npos);
 
-  const fs::path svg = tmp.path / "fig.svg";
-  REQUIRE(compare_main({dir, "--figure", svg.string()}) == 0);
-  const std::string svg_text = read_all(svg);
-  CHECK(svg_text.find("<svg") != std::string::npos);
-  CHECK(svg_text.find("</svg>") != std::string::npos);
+  // PDF: TrueType (Type 42) fonts only, never Type 3
   const fs::path pdf = tmp.path / "fig.pdf";
   REQUIRE(compare_main({dir, "--figure", pdf.string()}) == 0);
   CHECK(read_all(pdf).rfind("%PDF", 0) == 0);
+  if (require_tool("/usr/bin/pdffonts", "the fonts embedded in PDF figures")) {
+    const std::string fonts = run_capture("/usr/bin/pdffonts " + pdf.string());
+    INFO(fonts);
+    CHECK(fonts.find("TrueType") != std::string::npos);
+    CHECK(fonts.find("Type 3") == std::string::npos);
+  }
+
+  // colours: a solver keeps its colour in every figure of the experiment, also when others
+  // are left out (--solver) or the series are reordered (--order)
+  const fs::path svg_all = tmp.path / "all.svg", svg_some = tmp.path / "some.svg";
+  REQUIRE(compare_main({dir, "--figure", svg_all.string()}) == 0);
+  REQUIRE(compare_main({dir, "--figure", svg_some.string(), "--solver", "MP-*", "--order", "MP-BCFW-avg",
+                        "--metrics", "gap"}) == 0);
+  const std::string all = read_all(svg_all), some = read_all(svg_some);
+  CHECK(all.find("<text") != std::string::npos);  // text stays text (svg.fonttype none)
+  RunSet full = load_runs({dir});
+  for (const auto& s : kSolvers) {
+    const std::string colour = series_style(full, s).first;
+    INFO(s << " " << colour);
+    CHECK(all.find("stroke: " + colour) != std::string::npos);
+    if (s == "BCFW") CHECK(some.find("stroke: " + colour) == std::string::npos);
+    else CHECK(some.find("stroke: " + colour) != std::string::npos);
+  }
+
+  // a solver without the plotted quantity is named in a footnote, not dropped silently
+  nlohmann::json boost = synthetic_run_json(SyntheticRun{});
+  boost["run_id"] = "ada";
+  boost["solver"] = "AdaBoost";
+  boost["config"]["solver"]["name"] = "AdaBoost";
+  boost["curve"].erase("primal");
+  boost["curve"].erase("dual");
+  boost["curve"].erase("gap");
+  write_run(tmp.path / "results", boost);
+  RunSet with_boost = load_runs({dir});
+  FigureOptions f2;
+  auto spec2 = figure_spec(with_boost, f2, Options{});
+  CHECK(spec2["notes"].dump().find("AdaBoost") != std::string::npos);
+  const fs::path png3 = tmp.path / "fig3.png";
+  CHECK(compare_main({dir, "--figure", png3.string(), "--style", "screen"}) == 0);
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -17,8 +18,6 @@ using nlohmann::json;
 namespace dualgap::compare {
 
 namespace {
-
-const std::vector<std::string> kDerived = {"primal_subopt", "dual_subopt", "rel_objective", "time_recorded"};
 
 std::vector<double> parse_list(const std::string& s) {
   std::vector<double> out;
@@ -43,10 +42,18 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// Raw curve columns, and the registered series some run can compute (derived ones included).
 std::set<std::string> available_columns(const RunSet& set) {
-  std::set<std::string> names(kDerived.begin(), kDerived.end());
+  std::set<std::string> names;
   for (const auto& r : set.runs)
     for (const auto& [name, v] : r.curve) names.insert(name);
+  for (const auto& d : series_registry())
+    for (const auto& r : set.runs)
+      if (!series(set, r, d.name).empty()) {
+        names.insert(d.name);
+        break;
+      }
+  names.insert("primal_subopt");  // falls back to rel_objective without a certified dual
   return names;
 }
 
@@ -61,7 +68,10 @@ void write_file(const std::string& path, const std::string& content) {
 
 int compare_main(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
-  std::string x, y, html, figure, json_out, eps_s, panels_s, title;
+  std::string x, y, html, figure, json_out, eps_s, metrics_s, title, csv, format_s, levels_s, size_s;
+  FigureOptions fig;
+  Selection selection;
+  ProfileOptions profile;
   double oracle_cost = 1.0;
   int grid_points = 120;
   po::options_description visible(
@@ -70,18 +80,38 @@ int compare_main(const std::vector<std::string>& args) {
   visible.add_options()
       ("help,h", "this help")
       ("x", po::value(&x)->default_value("passes"),
-       "x axis: passes, oracle_calls, approx_oracle_calls, time, oracle_time, time_recorded, or any curve column")
+       "x axis (and the cost measure of --profile): passes, oracle_calls, approx_oracle_calls, time, oracle_time, "
+       "time_recorded, or any curve column")
       ("y", po::value(&y)->default_value("primal_subopt"),
-       "y measured in tables and drawn first in the HTML: primal_subopt, dual_subopt, gap, rel_objective, "
-       "test_error, train_error, or any curve column (primal_subopt falls back to rel_objective without a "
-       "certified dual)")
-      ("table", "print the text tables (default when no other output is asked for)")
-      ("json", po::value(&json_out)->implicit_value("-"), "write the computed tables as JSON (--json=FILE, or stdout)")
-      ("html", po::value(&html), "write a self-contained interactive HTML report")
-      ("figure", po::value(&figure), "write a paper-style figure (.png, .pdf or .svg) with matplotlib")
-      ("panels", po::value(&panels_s), "figure panels, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
-                                       " rel_objective,test_error without a certified dual)")
+       "y measured in tables and profiles and drawn first in the HTML: primal_subopt, dual_subopt, gap, "
+       "rel_objective, test_error, train_error, or any curve column (primal_subopt falls back to rel_objective "
+       "without a certified dual)")
+      ("table", "print the tables (default when no other output is asked for)")
+      ("format", po::value(&format_s)->default_value("text"), "tables as text, markdown, latex or csv")
+      ("levels", po::value(&levels_s)->default_value("relative"),
+       "eps levels: relative ((P - D_best)/|D_best|, where a certified bound exists) or absolute")
       ("eps", po::value(&eps_s)->default_value("1e-1,1e-2,1e-3,1e-4"), "epsilons of the time-to-reach tables")
+      ("json", po::value(&json_out)->implicit_value("-"), "write the computed tables as JSON (--json=FILE, or stdout)")
+      ("csv", po::value(&csv), "write every curve in long format (one row per run x checkpoint) to FILE")
+      ("html", po::value(&html), "write a self-contained interactive HTML report")
+      ("figure", po::value(&figure), "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile)")
+      ("metrics", po::value(&metrics_s), "figure metrics, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
+                                         " rel_objective,test_error without a certified dual)")
+      ("panels", po::value(&fig.panels)->default_value("metric"),
+       "metric: a row per problem, a panel per metric; problem: a panel per problem (and metric) in a grid")
+      ("style", po::value(&fig.style)->default_value("paper"), "figure style: paper, slides or screen")
+      ("size", po::value(&size_s), "figure size W,H in inches (default: the style's panel size x the grid)")
+      ("dpi", po::value(&fig.dpi)->default_value(0), "figure resolution (default: the style's: 300, 150, 100)")
+      ("font-size", po::value(&fig.font_size)->default_value(0), "font size in points (default: the style's)")
+      ("columns", po::value(&fig.columns)->default_value(0), "panels per row of the figure")
+      ("band", po::value(&fig.band)->default_value("minmax"), "band around the median: minmax, iqr or none")
+      ("profile", "performance and data profiles over all problems: summary table (and --figure draws them)")
+      ("profile-tol", po::value(&profile.tol)->default_value(1e-3),
+       "a problem is solved when the measured y (at --levels) reaches this")
+      ("solver", po::value(&selection.solvers), "keep series whose label or solver name matches GLOB (repeatable)")
+      ("problem", po::value(&selection.problems), "keep problems whose label or key matches GLOB (repeatable)")
+      ("order", po::value(&selection.order)->default_value("config"),
+       "series order: config (the experiment's solvers list), name, or LABEL1,LABEL2,...")
       ("oracle-cost", po::value(&oracle_cost)->default_value(1.0),
        "replay time axes as if each exact oracle call cost K times its recorded time")
       ("grid-points", po::value(&grid_points)->default_value(120), "points of the common resampling grid")
@@ -94,6 +124,8 @@ int compare_main(const std::vector<std::string>& args) {
   pos.add("inputs", -1);
   po::variables_map vm;
   std::vector<double> eps;
+  TableFormat format = TableFormat::text;
+  Options options;
   try {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
@@ -101,7 +133,11 @@ int compare_main(const std::vector<std::string>& args) {
       std::cout << visible << "\nSee docs/compare.md.\n";
       return 0;
     }
-    eps = parse_list(eps_s);
+    try {
+      eps = parse_list(eps_s);
+    } catch (const std::invalid_argument&) {
+      throw po::error("--eps must be a comma-separated list of numbers");
+    }
     if (inputs.empty()) throw po::error("no results given (run.json files or directories)");
     if (!(oracle_cost > 0) || !std::isfinite(oracle_cost)) throw po::error("--oracle-cost must be > 0");
     if (grid_points < 2 || grid_points > 100000) throw po::error("--grid-points must be in 2..100000");
@@ -110,17 +146,41 @@ int compare_main(const std::vector<std::string>& args) {
       if (ext != ".png" && ext != ".pdf" && ext != ".svg")
         throw po::error("--figure must end in .png, .pdf or .svg");
     }
-  } catch (const std::invalid_argument&) {
-    std::cerr << "dualgap compare: --eps must be a comma-separated list of numbers\n";
-    return 2;
+    try {
+      format = parse_table_format(format_s);
+    } catch (const std::invalid_argument& e) {
+      throw po::error(e.what());
+    }
+    if (levels_s != "relative" && levels_s != "absolute") throw po::error("--levels must be relative or absolute");
+    if (fig.style != "paper" && fig.style != "slides" && fig.style != "screen")
+      throw po::error("--style must be paper, slides or screen");
+    if (fig.band != "minmax" && fig.band != "iqr" && fig.band != "none")
+      throw po::error("--band must be minmax, iqr or none");
+    if (fig.panels != "metric" && fig.panels != "problem")
+      throw po::error("--panels must be metric or problem (the metrics themselves: --metrics Y1,Y2)");
+    if (!size_s.empty()) {
+      std::vector<double> wh;
+      try {
+        wh = parse_list(size_s);
+      } catch (const std::invalid_argument&) {
+      }
+      if (wh.size() != 2 || !(wh[0] > 0) || !(wh[1] > 0) || wh[0] > 100 || wh[1] > 100)
+        throw po::error("--size must be W,H in inches (two positive numbers up to 100), not '" + size_s + "'");
+      fig.width = wh[0];
+      fig.height = wh[1];
+    }
+    if (fig.dpi < 0 || fig.dpi > 2400) throw po::error("--dpi must be in 1..2400");
+    if (fig.font_size < 0 || fig.font_size > 72) throw po::error("--font-size must be in 1..72");
+    if (fig.columns < 0 || fig.columns > 50) throw po::error("--columns must be in 1..50");
+    if (!(profile.tol > 0)) throw po::error("--profile-tol must be > 0");
   } catch (const po::error& e) {
     std::cerr << "dualgap compare: " << e.what() << "\n(dualgap compare --help for usage)\n";
     return 2;
   }
 
-  Options options;
   options.oracle_cost = oracle_cost;
   options.grid_points = grid_points;
+  options.levels = levels_s == "absolute" ? Options::Levels::absolute : Options::Levels::relative;
   try {
     RunSet set = load_runs(inputs);
     for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
@@ -128,25 +188,39 @@ int compare_main(const std::vector<std::string>& args) {
       std::cerr << "dualgap compare: no readable run.json found\n";
       return 1;
     }
+    select_runs(set, selection);
     const auto cols = available_columns(set);
     auto check = [&](const std::string& what, const std::string& name) {
       if (cols.count(name)) return true;
       std::string list;
       for (const auto& c : cols) list += " " + c;
-      std::cerr << fmt::format("dualgap compare: unknown {} '{}'; available:{}\n", what, name, list);
+      std::cerr << fmt::format("dualgap compare: no {} '{}' in these runs; available:{}\n", what, name, list);
       return false;
     };
-    std::vector<std::string> panels = split(panels_s);
+    fig.metrics = split(metrics_s);
     if (!check("--x", x) || !check("--y", y)) return 2;
-    for (const auto& p : panels)
-      if (!check("panel", p)) return 2;
+    for (const auto& p : fig.metrics)
+      if (!check("metric", p)) return 2;
 
     json tables = compute_tables(set, y, eps, options);
-    const bool any_output = !html.empty() || !figure.empty() || !json_out.empty();
-    if (vm.count("table") || !any_output) std::cout << format_text(tables);
+    const bool want_profile = vm.count("profile") > 0;
+    std::optional<Profile> prof;
+    if (want_profile) {
+      profile.measure = x;
+      profile.y = y;
+      prof = compute_profile(set, profile, options);
+      tables["profile"] = profile_json(*prof);
+    }
+    const bool any_output = !html.empty() || !figure.empty() || !json_out.empty() || !csv.empty() || want_profile;
+    if (vm.count("table") || !any_output) std::cout << format_tables(tables, format);
+    if (want_profile) std::cout << format_profile(*prof, format);
     if (!json_out.empty()) {
       if (json_out == "-") std::cout << tables.dump(1) << "\n";
       else write_file(json_out, tables.dump(1));
+    }
+    if (!csv.empty()) {
+      const std::size_t rows = write_csv(set, csv, options);
+      std::cerr << "wrote " << csv << " (" << rows << " rows)\n";
     }
     if (!html.empty()) {
       HtmlOptions h;
@@ -154,15 +228,13 @@ int compare_main(const std::vector<std::string>& args) {
       h.x = x;
       h.y = y;
       h.eps = eps;
-      write_file(html, render_html(set, tables, h, options));
+      write_file(html, render_html(set, h, options));
       std::cerr << "wrote " << html << "\n";
     }
     if (!figure.empty()) {
-      FigureOptions f;
-      f.x = x;
-      f.panels = panels;
-      f.title = title;
-      write_figure(figure_spec(set, f, options), figure);
+      fig.x = x;
+      fig.title = title;
+      write_figure(want_profile ? profile_figure_spec(set, *prof, fig) : figure_spec(set, fig, options), figure);
       std::cerr << "wrote " << figure << "\n";
     }
   } catch (const std::exception& e) {
@@ -182,8 +254,7 @@ std::string write_report(const std::vector<std::string>& result_dirs, const std:
   bool has_oracle_calls = false;
   for (const auto& r : set.runs) has_oracle_calls = has_oracle_calls || r.column("oracle_calls");
   h.x = has_oracle_calls ? "oracle_calls" : "passes";
-  json tables = compute_tables(set, h.y, h.eps, options);
-  write_file(html_path, render_html(set, tables, h, options));
+  write_file(html_path, render_html(set, h, options));
   return html_path;
 }
 

@@ -2,7 +2,8 @@
 //
 // Reads run.json files (given files, or directories searched recursively), groups runs by
 // problem and solver, measures suboptimality against the best bounds seen for each problem,
-// and writes text/JSON tables, a self-contained HTML report and paper-style figures.
+// and writes tables (text, Markdown, LaTeX, CSV, JSON), a self-contained HTML report (uPlot),
+// publication-ready figures (matplotlib), performance profiles and a long-format CSV of curves.
 // See docs/compare.md.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Derived series (suboptimality against the problem's best bounds, oracle-cost replay),
-// common grids and median/min-max bands of repeats.
+// Common grids and median / min-max / interquartile bands of repeats (the series themselves
+// come from the registry, series.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -13,66 +13,6 @@ std::string resolve_y(const Problem& problem, const std::string& y) {
   if (y == "primal_subopt") return problem.has_dual ? y : "rel_objective";
   if (y == "dual_subopt") return problem.has_dual ? y : "";
   return y;
-}
-
-std::vector<double> series(const RunSet& set, const Run& run, const std::string& name, double oracle_cost) {
-  const Problem& p = set.problems.at(run.problem);
-  auto transform = [&](const char* column, auto f) {
-    std::vector<double> out;
-    if (auto* c = run.column(column)) {
-      out.resize(c->size());
-      std::transform(c->begin(), c->end(), out.begin(), f);
-    }
-    return out;
-  };
-  if (name == "primal_subopt") {
-    if (!p.has_dual) return {};
-    if (!std::isfinite(run.best_lower)) return {};
-    return transform("primal", [&](double v) { return v - run.best_lower; });
-  }
-  if (name == "dual_subopt") {
-    if (!p.has_dual) return {};
-    return transform("dual", [&](double v) { return run.best_upper - v; });
-  }
-  if (name == "rel_objective") {
-    if (!std::isfinite(run.best_upper)) return {};
-    const double scale = std::max(std::abs(run.best_upper), 1e-300);
-    return transform("primal", [&](double v) { return (v - run.best_upper) / scale; });
-  }
-  if (name == "time") {
-    // time includes oracle time: replayed time = (time - oracle_time) + k * oracle_time.
-    std::vector<double> out = run.column("time") ? *run.column("time") : std::vector<double>{};
-    const auto* ot = run.column("oracle_time");
-    if (oracle_cost != 1.0 && ot)
-      for (std::size_t i = 0; i < out.size(); ++i)
-        if (std::isfinite((*ot)[i])) out[i] += (oracle_cost - 1.0) * (*ot)[i];
-    return out;
-  }
-  if (name == "time_recorded") return run.column("time") ? *run.column("time") : std::vector<double>{};
-  if (name == "oracle_time") return transform("oracle_time", [&](double v) { return oracle_cost * v; });
-  if (auto* c = run.column(name)) return *c;
-  return {};
-}
-
-std::string axis_label(const std::string& name, double oracle_cost) {
-  const std::string replay = oracle_cost != 1.0 ? fmt::format(" (exact oracle cost x{:g}, replayed)", oracle_cost) : "";
-  if (name == "passes") return "passes over the data";
-  if (name == "oracle_calls") return "exact oracle calls";
-  if (name == "approx_oracle_calls") return "approximate oracle calls";
-  if (name == "time") return "solver time [s]" + replay;
-  if (name == "time_recorded") return "solver time [s] (as recorded)";
-  if (name == "oracle_time") return "time in exact oracle [s]" + replay;
-  if (name == "primal_subopt") return "primal suboptimality P - D_best";
-  if (name == "dual_subopt") return "dual suboptimality P_best - D";
-  if (name == "rel_objective") return "relative objective (F - F_best)/F_best";
-  if (name == "gap") return "duality gap";
-  if (name == "primal") return "primal objective";
-  if (name == "dual") return "dual objective";
-  if (name == "train_error") return "train error";
-  if (name == "test_error") return "test error";
-  std::string s = name;
-  std::replace(s.begin(), s.end(), '_', ' ');
-  return s;
 }
 
 bool spans_decades(double lo, double hi) {
@@ -112,6 +52,16 @@ std::vector<double> resample_step(const std::vector<double>& x, const std::vecto
   return out;
 }
 
+double quantile_of(std::vector<double> v, double q) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double a) { return !std::isfinite(a); }), v.end());
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const std::size_t i = static_cast<std::size_t>(std::floor(pos));
+  if (i + 1 >= v.size()) return v.back();
+  return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
 double median_of(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double a) { return !std::isfinite(a); }), v.end());
   if (v.empty()) return kNaN;
@@ -128,7 +78,10 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
   Curves c;
   c.x = x;
   c.y = resolve_y(problem, y_in);
-  if (c.y.empty()) return c;
+  if (c.y.empty()) {
+    c.missing = problem.solvers;
+    return c;
+  }
   struct Pair {
     std::size_t run;
     std::vector<double> xs, ys;
@@ -150,7 +103,10 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
     }
     if (any) pairs.push_back(std::move(p));
   }
-  if (pairs.empty()) return c;
+  if (pairs.empty()) {
+    c.missing = problem.solvers;
+    return c;
+  }
   c.log_x = spans_decades(lo_pos, hi);
   c.grid = make_grid(c.log_x ? lo_pos : lo, hi, options.grid_points, c.log_x);
 
@@ -160,7 +116,10 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
     std::vector<std::vector<double>> rows;
     for (const auto& p : pairs)
       if (set.runs[p.run].solver == solver) rows.push_back(resample_step(p.xs, p.ys, c.grid));
-    if (rows.empty()) continue;
+    if (rows.empty()) {
+      c.missing.push_back(solver);
+      continue;
+    }
     Band b;
     b.solver = solver;
     b.runs = static_cast<int>(rows.size());
@@ -169,6 +128,8 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
     b.lo.assign(g, kNaN);
     b.hi.assign(g, kNaN);
     b.count.assign(g, 0);
+    b.q1.assign(g, kNaN);
+    b.q3.assign(g, kNaN);
     for (std::size_t i = 0; i < g; ++i) {
       column.clear();
       for (const auto& row : rows)
@@ -179,6 +140,8 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
       b.hi[i] = *mx;
       b.count[i] = static_cast<int>(column.size());
       b.median[i] = median_of(column);
+      b.q1[i] = quantile_of(column, 0.25);
+      b.q3[i] = quantile_of(column, 0.75);
       y_max = std::max(y_max, *mx);
       for (double v : column)
         if (v > 0) y_pos_min = std::min(y_pos_min, v);
@@ -187,7 +150,7 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
   }
   // Suboptimalities and gaps are read on log axes (as in the papers) once they span one decade;
   // other quantities from two decades on.
-  const bool convergence = c.y == "primal_subopt" || c.y == "dual_subopt" || c.y == "gap" || c.y == "rel_objective";
+  const bool convergence = is_convergence(c.y);
   c.log_y = convergence ? (std::isfinite(y_pos_min) && y_pos_min > 0 && y_max / y_pos_min >= 10.0)
                         : spans_decades(y_pos_min, y_max);
   return c;

@@ -1,8 +1,9 @@
 // Paper-style static figures: a JSON spec drawn by core/share/plot_figure.py (matplotlib).
 //
-// Layout follows the MP-BCFW paper's Figures 4/5: one row per problem, panels primal
+// Default layout follows the MP-BCFW paper's Figures 4/5: one row per problem, panels primal
 // suboptimality, dual suboptimality and duality gap; without a certified dual, the relative
-// objective and test error (Figures 2/3 of the sparse BCD paper).
+// objective and test error (Figures 2/3 of the sparse BCD paper). The spec carries data and
+// choices (style, size, band); plot_figure.py carries the look of each style.
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,58 +39,170 @@ bool has_column(const RunSet& set, const Problem& p, const std::string& name) {
   return false;
 }
 
+// Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), then tab10.
+const char* kPalette[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
+                          "#000000", "#f0e442", "#8c564b", "#7f7f7f", "#bcbd22", "#17becf"};
+const char* kMarkers[] = {"o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"};
+
+std::vector<std::string> default_metrics(const RunSet& set, const Problem& p) {
+  if (p.has_dual) return {"primal_subopt", "dual_subopt", "gap"};
+  std::vector<std::string> m = {"rel_objective"};
+  if (has_column(set, p, "test_error")) m.push_back("test_error");
+  return m;
+}
+
+json base_spec(const RunSet& set, const FigureOptions& figure) {
+  json spec = {{"title", figure.title},    {"style", figure.style},       {"width", figure.width},
+               {"height", figure.height},  {"dpi", figure.dpi},           {"font_size", figure.font_size},
+               {"columns", figure.columns}, {"band", figure.band},        {"series", json::array()}};
+  for (const auto& label : set.solvers) {
+    auto [color, marker] = series_style(set, label);
+    spec["series"].push_back({{"label", label}, {"color", color}, {"marker", marker}});
+  }
+  return spec;
+}
+
 }  // namespace
 
+std::pair<std::string, std::string> series_style(const RunSet& set, const std::string& label) {
+  const auto& order = set.palette.empty() ? set.solvers : set.palette;
+  auto it = std::find(order.begin(), order.end(), label);
+  const std::size_t i = it == order.end() ? order.size() : static_cast<std::size_t>(it - order.begin());
+  return {kPalette[i % std::size(kPalette)], kMarkers[i % std::size(kMarkers)]};
+}
+
 json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& options) {
-  static const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  json spec;
-  spec["title"] = figure.title;
-  spec["xlabel"] = axis_label(figure.x, options.oracle_cost);
-  spec["panel_width"] = 4.0;
-  spec["panel_height"] = 3.2;
-  spec["dpi"] = 100;
+  json spec = base_spec(set, figure);
   std::vector<std::string> notes;
   if (options.oracle_cost != 1.0 && (figure.x == "time" || figure.x == "oracle_time"))
     notes.push_back(fmt::format("Assumption: each exact oracle call costs {:g}x its recorded time "
                                 "(time replayed from the recorded oracle time).",
                                 options.oracle_cost));
-  json rows = json::array();
-  for (const auto& p : set.problems) {
-    std::vector<std::string> panels = figure.panels;
-    if (panels.empty()) {
-      if (p.has_dual) panels = {"primal_subopt", "dual_subopt", "gap"};
-      else {
-        panels = {"rel_objective"};
-        if (has_column(set, p, "test_error")) panels.push_back("test_error");
-      }
-    }
+  struct Cell {
+    std::size_t problem;
+    std::string y;
+  };
+  std::vector<Cell> cells;
+  std::size_t widest = 1;
+  for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
+    const Problem& p = set.problems[pi];
+    const auto metrics = figure.metrics.empty() ? default_metrics(set, p) : figure.metrics;
+    widest = std::max(widest, metrics.size());
     if (p.approximate) notes.push_back("Approximate primal/dual (" + p.label + "): bounds not certified.");
-    json row = {{"title", p.label + (p.approximate ? "  [approximate]" : "")}, {"panels", json::array()}};
-    for (const auto& y : panels) {
-      Curves c = make_curves(set, p, figure.x, y, options);
-      json panel = {{"y", c.y},
-                    {"ylabel", c.y.empty() ? axis_label(y) + " (not available)" : axis_label(c.y, options.oracle_cost)},
-                    {"log_x", c.log_x},
-                    {"log_y", c.log_y},
-                    {"series", json::array()}};
-      for (const auto& b : c.bands) {
-        auto idx = std::find(set.solvers.begin(), set.solvers.end(), b.solver) - set.solvers.begin();
-        panel["series"].push_back({{"label", b.runs > 1 ? fmt::format("{} ({} runs)", b.solver, b.runs) : b.solver},
-                                   {"color", kPalette[idx % 10]},
-                                   {"x", numbers(c.grid)},
-                                   {"median", numbers(b.median)},
-                                   {"lo", numbers(b.lo)},
-                                   {"hi", numbers(b.hi)}});
-      }
-      row["panels"].push_back(std::move(panel));
-    }
-    rows.push_back(std::move(row));
+    if (!p.note.empty()) notes.push_back(p.note);
+    for (const auto& y : metrics) cells.push_back({pi, y});
   }
-  spec["rows"] = std::move(rows);
-  std::string note;
-  for (const auto& n : notes) note += (note.empty() ? "" : " ") + n;
-  spec["note"] = note;
+  if (figure.panels == "problem") {
+    // metric-major: all problems of the first metric, then the next metric
+    std::stable_sort(cells.begin(), cells.end(), [&](const Cell& a, const Cell& b) {
+      auto rank = [&](const std::string& y) {
+        const auto m = figure.metrics.empty() ? default_metrics(set, set.problems[0]) : figure.metrics;
+        return std::find(m.begin(), m.end(), y) - m.begin();
+      };
+      return rank(a.y) < rank(b.y);
+    });
+    spec["columns"] = figure.columns > 0 ? figure.columns : static_cast<int>(std::min<std::size_t>(3, set.problems.size()));
+  } else {
+    spec["columns"] = figure.columns > 0 ? figure.columns : static_cast<int>(widest);
+  }
+  std::map<std::string, std::vector<std::string>> missing;  // y label -> solvers without it
+  json panels = json::array();
+  const bool several = set.problems.size() > 1;
+  for (const auto& cell : cells) {
+    const Problem& p = set.problems[cell.problem];
+    Curves c = make_curves(set, p, figure.x, cell.y, options);
+    const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : axis_label(c.y, options.oracle_cost);
+    json panel = {{"title", several ? p.label + (p.approximate ? "  [approximate]" : "") : std::string()},
+                  {"xlabel", axis_label(figure.x, options.oracle_cost)},
+                  {"ylabel", ylabel},
+                  {"log_x", c.log_x},
+                  {"log_y", c.log_y},
+                  {"steps", true},
+                  {"series", json::array()}};
+    for (const auto& b : c.bands) {
+      const bool iqr = figure.band == "iqr";
+      panel["series"].push_back({{"label", b.solver},
+                                 {"runs", b.runs},
+                                 {"x", numbers(c.grid)},
+                                 {"median", numbers(b.median)},
+                                 {"lo", figure.band == "none" ? json(nullptr) : numbers(iqr ? b.q1 : b.lo)},
+                                 {"hi", figure.band == "none" ? json(nullptr) : numbers(iqr ? b.q3 : b.hi)}});
+    }
+    for (const auto& m : c.missing) {
+      auto& list = missing[c.y.empty() ? axis_label(cell.y) : axis_label(c.y, options.oracle_cost)];
+      if (std::find(list.begin(), list.end(), m) == list.end()) list.push_back(m);
+    }
+    panels.push_back(std::move(panel));
+  }
+  for (const auto& [y, solvers] : missing) {
+    std::string list;
+    for (const auto& s : solvers) list += (list.empty() ? "" : ", ") + s;
+    notes.push_back(fmt::format("Not shown for lack of {}: {}.", y, list));
+  }
+  if (figure.band != "none")
+    notes.push_back(figure.band == "iqr" ? "Lines: median over repeats; bands: interquartile range."
+                                         : "Lines: median over repeats; bands: min-max.");
+  spec["panels"] = std::move(panels);
+  spec["notes"] = notes;
+  return spec;
+}
+
+json profile_figure_spec(const RunSet& set, const Profile& pr, const FigureOptions& figure) {
+  json spec = base_spec(set, figure);
+  spec["columns"] = figure.columns > 0 ? figure.columns : 2;
+  json perf = {{"title", ""},
+               {"xlabel", "performance ratio tau (" + pr.measure + " / best solver's)"},
+               {"ylabel", "fraction of problems solved"},
+               {"log_x", true},
+               {"log_base_x", 2},
+               {"log_y", false},
+               {"steps", true},
+               {"ylim", {0, 1.02}},
+               {"series", json::array()}};
+  json data = perf;
+  data["xlabel"] = axis_label(pr.measure);
+  data["log_base_x"] = 10;
+  data["log_x"] = true;
+  const json j = profile_json(pr);
+  double max_tau = 2, max_alpha = 0, min_alpha = INFINITY;
+  for (const auto& s : j["solvers"]) {
+    for (double t : s["performance_profile"]["tau"]) max_tau = std::max(max_tau, t * 1.5);
+    for (double a : s["data_profile"]["alpha"]) {
+      max_alpha = std::max(max_alpha, a * 1.5);
+      if (a > 0) min_alpha = std::min(min_alpha, a);
+    }
+  }
+  if (!std::isfinite(min_alpha)) min_alpha = 1;
+  if (!(max_alpha > min_alpha)) max_alpha = min_alpha * 10;
+  for (const auto& s : j["solvers"]) {
+    // start at (1, 0) / (min, 0) and hold the last value to the right end, as steps
+    json tx = {1.0}, ty = {0.0}, ax = {min_alpha / 1.5}, ay = {0.0};
+    const auto& pp = s["performance_profile"];
+    for (std::size_t i = 0; i < pp["tau"].size(); ++i) {
+      if (pp["tau"][i].get<double>() == 1.0) ty[0] = pp["rho"][i];
+      else {
+        tx.push_back(pp["tau"][i]);
+        ty.push_back(pp["rho"][i]);
+      }
+    }
+    tx.push_back(max_tau);
+    ty.push_back(ty.back());
+    const auto& dp = s["data_profile"];
+    for (std::size_t i = 0; i < dp["alpha"].size(); ++i) {
+      ax.push_back(std::max(dp["alpha"][i].get<double>(), min_alpha / 1.5));
+      ay.push_back(dp["d"][i]);
+    }
+    ax.push_back(max_alpha);
+    ay.push_back(ay.back());
+    perf["series"].push_back({{"label", s["solver"]}, {"x", tx}, {"median", ty}, {"lo", nullptr}, {"hi", nullptr}});
+    data["series"].push_back({{"label", s["solver"]}, {"x", ax}, {"median", ay}, {"lo", nullptr}, {"hi", nullptr}});
+  }
+  perf["title"] = "performance profile";
+  data["title"] = "data profile";
+  spec["panels"] = json::array({perf, data});
+  spec["notes"] = json::array({fmt::format(
+      "{} problems; solved: {} <= {:g} (median over repeats); unsolved problems never count.", pr.problems.size(),
+      pr.y, pr.tol)});
   return spec;
 }
 

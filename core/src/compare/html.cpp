@@ -1,9 +1,14 @@
 // Self-contained interactive HTML report: embedded JSON of resampled medians/bands (never raw
-// checkpoints, to stay small), a small hand-written SVG plotter, and static tables. No external
+// checkpoints, to stay small), plotted by uPlot (npm package `uplot`, installed by
+// scripts/setup.sh and inlined at report time), and static tables for every y. No external
 // script, style or font: the file works offline.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -15,10 +20,6 @@ namespace dualgap::compare {
 
 namespace {
 
-const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-const std::vector<std::string> kXAxes = {"passes", "oracle_calls", "approx_oracle_calls", "time", "oracle_time"};
 
 std::string esc(const std::string& s) {
   std::string o;
@@ -48,12 +49,12 @@ json rounded(const std::vector<double>& v) {
 
 std::string cell(const json& c) { return esc(format_cell(c)); }
 
-std::string tables_html(const json& t, const RunSet& set) {
+std::string tables_html(const json& t) {
   std::string h;
   const double k = t.value("oracle_cost", 1.0);
   for (std::size_t pi = 0; pi < t["problems"].size(); ++pi) {
     const json& p = t["problems"][pi];
-    h += fmt::format("<div class=\"tables\" data-problem=\"{}\">", pi);
+    h += fmt::format("<div class=\"tables\" data-problem=\"{}\" data-y=\"{}\">", pi, esc(t["y"].get<std::string>()));
     h += "<p>" + bounds_sentence(p, true);
     if (!p["has_dual"].get<bool>())
       h += " No certified dual: suboptimality is the <b>relative objective</b> (F - F<sub>best</sub>)/F<sub>best</sub>.";
@@ -62,12 +63,14 @@ std::string tables_html(const json& t, const RunSet& set) {
            "are not certified and gaps can be negative.</span>";
     if (k != 1.0)
       h += fmt::format(" Times replayed as if each exact oracle call cost <b>{:g}x</b> its recorded time.", k);
+    if (!p.value("note", std::string()).empty()) h += "<p class=\"note\">" + esc(p["note"].get<std::string>()) + "</p>";
     h += "</p>";
     const std::string y = p["y"].get<std::string>();
     if (!y.empty() && !t["eps"].empty()) {
-      h += fmt::format("<h3>To reach {} &le; eps</h3><p class=\"note\">median [min, max] reached/runs; "
-                       "&gt; marks a censored value: the run stopped (its budget) before reaching eps.</p>",
-                       esc(p["y_label"].get<std::string>()));
+      h += fmt::format("<h3>To reach {} &le; eps ({} levels)</h3><p class=\"note\">median [min, max] reached/runs; "
+                       "&gt; marks a censored value: the run stopped (its budget) before reaching eps; n/a: the run "
+                       "has no such measure (e.g. no objective recorded).</p>",
+                       esc(p["y_label"].get<std::string>()), esc(p.value("levels", std::string("absolute"))));
       h += "<table class=\"eps\"><tr><th>solver</th><th>measure</th>";
       for (const auto& e : t["eps"]) h += "<th>eps = " + esc(format_number(e.get<double>())) + "</th>";
       h += "</tr>";
@@ -80,10 +83,7 @@ std::string tables_html(const json& t, const RunSet& set) {
         }
       h += "</table>";
     }
-    std::vector<std::string> cols;
-    for (const auto& js : p["solvers"])
-      for (auto& [name, v] : js["final"].items())
-        if (std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
+    const std::vector<std::string> cols = final_columns(p);
     h += "<h3>Final values and status</h3><p class=\"note\">median [min, max] over repeats</p>"
          "<table class=\"final\"><tr><th>solver</th><th>runs</th><th>status</th>";
     for (const auto& c : cols) h += "<th>" + esc(c) + "</th>";
@@ -96,7 +96,7 @@ std::string tables_html(const json& t, const RunSet& set) {
       h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", esc(js["solver"].get<std::string>()),
                        js["runs"].get<int>(), st);
       for (const auto& c : cols) {
-        std::string v = "-";
+        std::string v = js.value("na", 0) == js["runs"].get<int>() ? "n/a" : "-";
         if (js["final"].contains(c)) {
           const json& f = js["final"][c];
           v = fmt::format("{} [{}, {}]", format_number(f["median"].is_number() ? f["median"].get<double>() : kNaN),
@@ -108,7 +108,6 @@ std::string tables_html(const json& t, const RunSet& set) {
     }
     h += "</table></div>";
   }
-  (void)set;
   return h;
 }
 
@@ -138,110 +137,96 @@ std::string runs_html(const json& t, const RunSet& set) {
   return h;
 }
 
-// The plotter: small on purpose. Each solver's median is <path class="median" data-solver=...>,
-// its band <path class="band" data-solver=...>, so tests can find the series in the DOM.
+// The page's script: one uPlot chart per problem for the chosen (x, y); medians as steps, the
+// min-max band between two hidden edge series. Test hooks: data-yticks/data-xticks on each plot
+// (the labels the axes drew), data-resources on <body> (resources fetched: 0 when offline), and
+// #hover in the URL moves the mouse over the first chart (the legend then shows the values).
 const char* kScript = R"JS(
 (function () {
   var t0 = performance.now();
   var D = JSON.parse(document.getElementById('dualgap-data').textContent);
-  var NS = 'http://www.w3.org/2000/svg';
   var state = {x: D.x, y: D.y, logx: 'auto', logy: 'auto', hidden: {}};
-  var W = 900, H = 400, ML = 72, MR = 16, MT = 14, MB = 46;
-
-  function el(name, attrs, parent) {
-    var e = document.createElementNS(NS, name);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
+  var charts = [];
+  var SUP = {'-': '\u207b', '0': '\u2070', '1': '\u00b9', '2': '\u00b2', '3': '\u00b3', '4': '\u2074',
+             '5': '\u2075', '6': '\u2076', '7': '\u2077', '8': '\u2078', '9': '\u2079'};
+  function pow10(e) { return '10' + String(e).split('').map(function (c) { return SUP[c]; }).join(''); }
+  // One format for every label: decades as 10^k; on a log axis spanning fewer than two decades,
+  // 2x and 5x ticks are labelled as well, so at least two labels are always shown.
+  function logValues(pi, which) {
+    return function (u, splits) {
+      var lo = Infinity, hi = -Infinity;
+      splits.forEach(function (v) { if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); } });
+      var decades = splits.filter(function (v) { var e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; }).length;
+      var out = splits.map(function (v) {
+        var e = Math.floor(Math.log10(v) + 1e-9), m = Math.round(v / Math.pow(10, e));
+        if (Math.abs(v / Math.pow(10, e) - m) > 1e-6) return '';
+        if (m === 1) return pow10(e);
+        if (decades < 2 && (m === 2 || m === 5)) return m + '\u00d7' + pow10(e);
+        return '';
+      });
+      document.getElementById('plot-' + pi).setAttribute('data-' + which + 'ticks', out.filter(Boolean).join(' '));
+      return out;
+    };
   }
-  function fmt(v) {
-    if (v === 0) return '0';
-    var a = Math.abs(v);
-    if (a >= 1e4 || a < 1e-2) return v.toExponential(0).replace('e+', 'e');
-    return String(+v.toPrecision(3));
+  function linValues(pi, which) {
+    return function (u, splits) {
+      var out = splits.map(function (v) { return v == null ? '' : String(+v.toPrecision(6)); });
+      document.getElementById('plot-' + pi).setAttribute('data-' + which + 'ticks', out.join(' '));
+      return out;
+    };
   }
-  function ticks(lo, hi, log) {
-    var out = [];
-    if (log) {
-      var a = Math.floor(Math.log10(lo)), b = Math.ceil(Math.log10(hi));
-      var step = Math.max(1, Math.ceil((b - a) / 8));
-      for (var e = a; e <= b; e += step) out.push(Math.pow(10, e));
-      if (out.length < 3) { out = []; for (var e2 = a; e2 <= b; e2++) [1, 2, 5].forEach(function (m) { out.push(m * Math.pow(10, e2)); }); }
-      return out.filter(function (v) { return v >= lo * 0.999 && v <= hi * 1.001; });
-    }
-    var span = hi - lo || Math.abs(hi) || 1, raw = span / 6, p = Math.pow(10, Math.floor(Math.log10(raw)));
-    var s = [1, 2, 5, 10].map(function (m) { return m * p; }).find(function (m) { return m >= raw; });
-    for (var v = Math.ceil(lo / s) * s; v <= hi + s * 1e-9; v += s) out.push(Math.abs(v) < s * 1e-9 ? 0 : v);
-    return out;
-  }
-  function draw(pi) {
-    var P = D.problems[pi];
-    var svg = document.getElementById('plot-' + pi);
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var c = P.curves[state.x + '|' + state.y];
-    var msg = document.getElementById('msg-' + pi);
+  function fmtValue(u, v) { return v == null ? '--' : (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(3) : String(+v.toPrecision(4))); }
+  function alpha(c, a) { return c + a; }
+  function build(pi) {
+    var P = D.problems[pi], box = document.getElementById('plot-' + pi), msg = document.getElementById('msg-' + pi);
+    box.innerHTML = '';
     msg.textContent = '';
-    if (!c) { msg.textContent = 'No ' + (D.labels[state.y] || state.y) + ' against ' + (D.labels[state.x] || state.x) + ' for this problem.'; return; }
+    var c = P.curves[state.x + '|' + state.y];
+    if (!c) { msg.textContent = 'No ' + (D.labels[state.y] || state.y) + ' against ' + (D.labels[state.x] || state.x) + ' for this problem.'; return null; }
     var lx = state.logx === 'auto' ? c.lx : state.logx === 'log';
     var ly = state.logy === 'auto' ? c.ly : state.logy === 'log';
-    var ok = function (v, log) { return v !== null && isFinite(v) && (!log || v > 0); };
-    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-    var names = Object.keys(c.s).filter(function (n) { return !state.hidden[n]; });
+    var pos = function (v) { return v == null || !isFinite(v) || (ly && v <= 0) ? null : v; };
+    var xs = [], keep = [];
+    for (var i = 0; i < c.g.length; i++) if (!lx || c.g[i] > 0) { keep.push(i); xs.push(c.g[i]); }
+    var data = [xs], series = [{label: D.labels[state.x] || state.x, value: function (u, v) { return fmtValue(u, v); }}], bands = [];
+    var stepped = uPlot.paths.stepped({align: 1});
+    var names = D.solvers.filter(function (n) { return c.s[n] && !state.hidden[n]; });
     names.forEach(function (n) {
-      var s = c.s[n];
-      for (var i = 0; i < c.g.length; i++) {
-        if (!ok(c.g[i], lx) || !ok(s[0][i], ly)) continue;
-        x0 = Math.min(x0, c.g[i]); x1 = Math.max(x1, c.g[i]);
-        [s[0][i], s[1][i], s[2][i]].forEach(function (v) { if (ok(v, ly)) { y0 = Math.min(y0, v); y1 = Math.max(y1, v); } });
-      }
+      var s = c.s[n], color = D.colors[D.solvers.indexOf(n)];
+      var pick = function (k) { return keep.map(function (i) { return pos(s[k][i]); }); };
+      data.push(pick(0));
+      series.push({label: n + ' (' + c.n[n] + (c.n[n] === 1 ? ' run)' : ' runs)'), stroke: color, width: 1.8,
+                   paths: stepped, points: {show: false}, value: fmtValue, spanGaps: false});
+      data.push(pick(2)); data.push(pick(1));
+      series.push({label: n + ' max', stroke: 'transparent', paths: stepped, points: {show: false}, class: 'band-edge', value: fmtValue});
+      series.push({label: n + ' min', stroke: 'transparent', paths: stepped, points: {show: false}, class: 'band-edge', value: fmtValue});
+      bands.push({series: [data.length - 2, data.length - 1], fill: alpha(color, '2e')});
     });
-    if (!(x0 <= x1 && y0 <= y1)) { msg.textContent = 'Nothing to draw (all solvers hidden or no positive values on a log axis).'; return; }
-    if (x0 === x1) { x0 = lx ? x0 / 2 : x0 - 1; x1 = lx ? x1 * 2 : x1 + 1; }
-    if (y0 === y1) { y0 = ly ? y0 / 2 : y0 - 1; y1 = ly ? y1 * 2 : y1 + 1; }
-    if (!ly) { var pad = (y1 - y0) * 0.04; y0 -= pad; y1 += pad; }
-    var fx = lx ? function (v) { return ML + (W - ML - MR) * (Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0)); }
-                : function (v) { return ML + (W - ML - MR) * (v - x0) / (x1 - x0); };
-    var fy = ly ? function (v) { return H - MB - (H - MT - MB) * (Math.log(v) - Math.log(y0)) / (Math.log(y1) - Math.log(y0)); }
-                : function (v) { return H - MB - (H - MT - MB) * (v - y0) / (y1 - y0); };
-    var axes = el('g', {'class': 'axes'}, svg);
-    ticks(x0, x1, lx).forEach(function (v) {
-      var X = fx(v).toFixed(1);
-      el('line', {x1: X, x2: X, y1: MT, y2: H - MB, 'class': 'grid'}, axes);
-      el('text', {x: X, y: H - MB + 16, 'text-anchor': 'middle'}, axes).textContent = fmt(v);
-    });
-    ticks(y0, y1, ly).forEach(function (v) {
-      var Y = fy(v).toFixed(1);
-      el('line', {x1: ML, x2: W - MR, y1: Y, y2: Y, 'class': 'grid'}, axes);
-      el('text', {x: ML - 6, y: +Y + 4, 'text-anchor': 'end'}, axes).textContent = fmt(v);
-    });
-    el('rect', {x: ML, y: MT, width: W - ML - MR, height: H - MT - MB, 'class': 'frame'}, axes);
-    el('text', {x: (ML + W - MR) / 2, y: H - 8, 'text-anchor': 'middle', 'class': 'label'}, axes).textContent =
-        (D.labels[state.x] || state.x) + (lx ? ' (log)' : '');
-    el('text', {x: 14, y: (MT + H - MB) / 2, 'text-anchor': 'middle', 'class': 'label',
-                transform: 'rotate(-90 14 ' + (MT + H - MB) / 2 + ')'}, axes).textContent =
-        (D.labels[c.y] || c.y) + (ly ? ' (log)' : '');
-    names.forEach(function (n) {
-      var s = c.s[n], color = D.colors[D.solvers.indexOf(n)], band = '', line = '', seg = [];
-      function flush() {
-        if (seg.length) {
-          band += 'M' + seg.map(function (i) { return fx(c.g[i]).toFixed(1) + ',' + fy(s[2][i]).toFixed(1); }).join('L') +
-                  'L' + seg.slice().reverse().map(function (i) { return fx(c.g[i]).toFixed(1) + ',' + fy(s[1][i]).toFixed(1); }).join('L') + 'Z';
-        }
-        seg = [];
-      }
-      var pen = false;
-      for (var i = 0; i < c.g.length; i++) {
-        var good = ok(c.g[i], lx) && ok(s[0][i], ly);
-        if (good && ok(s[1][i], ly) && ok(s[2][i], ly)) seg.push(i); else flush();
-        if (good) { line += (pen ? 'L' : 'M') + fx(c.g[i]).toFixed(1) + ',' + fy(s[0][i]).toFixed(1); pen = true; } else pen = false;
-      }
-      flush();
-      el('path', {d: band || 'M0,0', fill: color, 'class': 'band', 'data-solver': n}, svg);
-      var m = el('path', {d: line || 'M0,0', stroke: color, 'class': 'median', 'data-solver': n}, svg);
-      el('title', {}, m).textContent = n + ' (median of ' + c.n[n] + ' runs; band: min-max)';
-    });
+    if (names.length === 0) { msg.textContent = 'All solvers are hidden.'; return null; }
+    var width = Math.max(320, box.clientWidth || document.body.clientWidth - 40);
+    var opts = {
+      width: width, height: Math.round(Math.min(520, Math.max(300, width * 0.38))),
+      scales: {x: {time: false, distr: lx ? 3 : 1}, y: {distr: ly ? 3 : 1}},
+      axes: [{label: (D.labels[state.x] || state.x), values: lx ? logValues(pi, 'x') : linValues(pi, 'x'), size: 44},
+             {label: (D.labels[c.y] || c.y), values: ly ? logValues(pi, 'y') : linValues(pi, 'y'), size: 70, labelSize: 24}],
+      series: series, bands: bands,
+      cursor: {drag: {x: true, y: true, uni: 30}, points: {show: false}},
+      legend: {live: true},
+    };
+    return new uPlot(opts, data, box);
   }
-  function drawAll() { for (var i = 0; i < D.problems.length; i++) draw(i); }
+  function showTables() {
+    var divs = document.querySelectorAll('div.tables');
+    for (var i = 0; i < divs.length; i++) divs[i].style.display = divs[i].getAttribute('data-y') === state.y ? '' : 'none';
+    var none = document.querySelectorAll('p.no-tables');
+    for (var j = 0; j < none.length; j++) none[j].style.display = D.tabled.indexOf(state.y) >= 0 ? 'none' : '';
+  }
+  function drawAll() {
+    charts.forEach(function (u) { if (u) u.destroy(); });
+    charts = [];
+    for (var i = 0; i < D.problems.length; i++) charts.push(build(i));
+    showTables();
+  }
   function select(id, keys, value, onchange) {
     var s = document.getElementById(id);
     keys.forEach(function (k) { var o = document.createElement('option'); o.value = k; o.textContent = D.labels[k] || k; if (k === value) o.selected = true; s.appendChild(o); });
@@ -260,34 +245,93 @@ const char* kScript = R"JS(
     l.appendChild(cb); l.appendChild(sw); l.appendChild(document.createTextNode(n));
     box.appendChild(l);
   });
+  var resizeTimer = null;
+  window.addEventListener('resize', function () { clearTimeout(resizeTimer); resizeTimer = setTimeout(drawAll, 150); });
   drawAll();
+  if (location.hash === '#hover') {
+    var u = charts.filter(Boolean)[0];
+    if (u) {
+      var r = u.over.getBoundingClientRect();
+      u.over.dispatchEvent(new MouseEvent('mouseenter', {clientX: r.left + r.width * 0.5, clientY: r.top + r.height * 0.5, bubbles: true}));
+      u.over.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + r.width * 0.5, clientY: r.top + r.height * 0.5, bubbles: true}));
+    }
+  }
   document.body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));  // script: parse + draw
   document.body.setAttribute('data-ready-ms', performance.now().toFixed(1));  // since navigation start
+  document.body.setAttribute('data-resources', String(performance.getEntriesByType('resource').length));
 })();
 )JS";
 
 const char* kStyle = R"CSS(
-body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:20px 28px;color:#222;background:#fff}
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:16px 20px;color:#222;background:#fff}
 h1{font-size:20px;margin:0 0 6px} h2{font-size:16px;margin:26px 0 6px;border-bottom:1px solid #ddd} h3{font-size:14px;margin:14px 0 4px}
 #controls{position:sticky;top:0;background:#fafafa;border:1px solid #ddd;padding:8px 10px;z-index:2}
 #controls label{margin-right:14px;white-space:nowrap} select{margin-left:4px}
 .swatch{display:inline-block;width:14px;height:4px;margin:0 4px 3px 3px;vertical-align:middle}
-svg.plot{width:100%;max-width:900px;height:auto;display:block}
-svg .grid{stroke:#e6e6e6} svg .frame{fill:none;stroke:#999} svg text{font-size:11px;fill:#333} svg .label{font-size:12px}
-svg .band{opacity:.16;stroke:none} svg .median{fill:none;stroke-width:1.8}
+.plot{width:100%} .u-legend .band-edge{display:none} .u-legend{font-size:12.5px;text-align:left}
 table{border-collapse:collapse;margin:4px 0 10px;font-size:12.5px} td,th{border:1px solid #ddd;padding:2px 7px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} .note{color:#666;font-size:12px;margin:2px 0} .warn{color:#a40}
 .st-done{color:#262} .st-budget{color:#555} .st-timeout{color:#b60} .st-failed,.st-diverged{color:#c00;font-weight:bold}
 .msg{color:#a40}
 )CSS";
 
+// y quantities whose tables are precomputed (all convergence measures and errors; a raw column
+// chosen in the page shows a note instead of stale tables).
+bool tabled(const std::string& y) {
+  const SeriesDef* d = find_series(y);
+  return d && d->role == SeriesDef::Role::y;
+}
+
 }  // namespace
 
-std::string render_html(const RunSet& set, const json& tables, const HtmlOptions& html, const Options& options) {
+std::vector<std::string> uplot_search_dirs() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("DUALGAP_UPLOT_DIR"); env && *env) dirs.emplace_back(env);
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path() / ".." / "share" / "dualgap" / "uplot").lexically_normal().string());
+  for (const char* var : {"NPM_CONFIG_PREFIX", "npm_config_prefix"})
+    if (const char* env = std::getenv(var); env && *env) dirs.push_back(std::string(env) + "/lib/node_modules/uplot/dist");
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    dirs.push_back(std::string(home) + "/.npm-global/lib/node_modules/uplot/dist");
+    dirs.push_back(std::string(home) + "/.local/lib/node_modules/uplot/dist");
+  }
+  for (const char* d : {"/usr/local/lib/node_modules/uplot/dist", "/usr/lib/node_modules/uplot/dist",
+                        "/usr/share/nodejs/uplot/dist", "/opt/homebrew/lib/node_modules/uplot/dist"})
+    dirs.emplace_back(d);
+  return dirs;
+}
+
+UplotFiles load_uplot(const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string looked;
+  for (const auto& d : dirs) {
+    const fs::path js = fs::path(d) / "uPlot.iife.min.js", css = fs::path(d) / "uPlot.min.css";
+    looked += "\n  " + d;
+    if (!fs::is_regular_file(js, ec) || !fs::is_regular_file(css, ec)) continue;
+    auto read = [](const fs::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      std::ostringstream s;
+      s << in.rdbuf();
+      return s.str();
+    };
+    UplotFiles u{read(js), read(css)};
+    if (u.js.find("uPlot") == std::string::npos) continue;  // not the library (truncated, other file)
+    return u;
+  }
+  throw std::runtime_error("the HTML report needs uPlot (npm package 'uplot': uPlot.iife.min.js and uPlot.min.css), "
+                           "not found in:" + looked + "\nrun scripts/setup.sh (npm install -g uplot) or set "
+                           "DUALGAP_UPLOT_DIR to the package's dist directory");
+}
+
+std::string render_html(const RunSet& set, const HtmlOptions& html, const Options& options) {
+  const UplotFiles uplot = load_uplot(uplot_search_dirs());
   json data;
   data["solvers"] = set.solvers;
   json colors = json::array();
-  for (std::size_t i = 0; i < set.solvers.size(); ++i) colors.push_back(kPalette[i % 10]);
+  for (const auto& label : set.solvers) colors.push_back(series_style(set, label).first);
   data["colors"] = colors;
   data["oracle_cost"] = options.oracle_cost;
 
@@ -295,28 +339,30 @@ std::string render_html(const RunSet& set, const json& tables, const HtmlOptions
   std::set<std::string> columns;
   for (const auto& r : set.runs)
     for (const auto& [name, v] : r.curve) columns.insert(name);
-  std::vector<std::string> xs;
-  for (const auto& x : kXAxes)
-    if (columns.count(x)) xs.push_back(x);
+  std::vector<std::string> xs, ys;
+  for (const auto& d : series_registry())
+    if (d.role == SeriesDef::Role::x && columns.count(d.name) && d.name != "time_recorded") xs.push_back(d.name);
   if (options.oracle_cost != 1.0 && columns.count("time")) xs.push_back("time_recorded");
-  std::vector<std::string> ys;
   bool any_dual = false;
   for (const auto& p : set.problems) any_dual = any_dual || p.has_dual;
-  if (any_dual) ys = {"primal_subopt", "dual_subopt"};
-  ys.push_back("rel_objective");
-  for (const auto& y : {"gap", "primal", "dual", "train_error", "test_error"})
-    if (columns.count(y)) ys.push_back(y);
+  for (const auto& d : series_registry()) {
+    if (d.role != SeriesDef::Role::y) continue;
+    if ((d.name == "primal_subopt" || d.name == "dual_subopt") && !any_dual) continue;
+    if (d.name == "primal_subopt" || d.name == "dual_subopt" || d.name == "rel_objective" || columns.count(d.name))
+      ys.push_back(d.name);
+  }
   for (const auto& c : columns)
-    if (std::find(ys.begin(), ys.end(), c) == ys.end() && std::find(kXAxes.begin(), kXAxes.end(), c) == kXAxes.end())
-      ys.push_back(c);
+    if (std::find(ys.begin(), ys.end(), c) == ys.end() && !find_series(c)) ys.push_back(c);
   json labels = json::object();
   for (const auto& k : xs) labels[k] = axis_label(k, options.oracle_cost);
   for (const auto& k : ys) labels[k] = axis_label(k, options.oracle_cost);
   data["xs"] = xs;
   data["ys"] = ys;
   data["labels"] = labels;
-  data["x"] = std::find(xs.begin(), xs.end(), html.x) != xs.end() ? html.x : (xs.empty() ? "" : xs.front());
-  data["y"] = std::find(ys.begin(), ys.end(), html.y) != ys.end() ? html.y : (ys.empty() ? "" : ys.front());
+  const std::string x0 = std::find(xs.begin(), xs.end(), html.x) != xs.end() ? html.x : (xs.empty() ? "" : xs.front());
+  const std::string y0 = std::find(ys.begin(), ys.end(), html.y) != ys.end() ? html.y : (ys.empty() ? "" : ys.front());
+  data["x"] = x0;
+  data["y"] = y0;
 
   json problems = json::array();
   for (const auto& p : set.problems) {
@@ -341,19 +387,34 @@ std::string render_html(const RunSet& set, const json& tables, const HtmlOptions
   }
   data["problems"] = std::move(problems);
 
+  // Tables for every y the selector offers that the registry knows: they follow the chosen y.
+  std::vector<std::string> tabled_ys;
+  for (const auto& y : ys)
+    if (tabled(y)) tabled_ys.push_back(y);
+  if (std::find(tabled_ys.begin(), tabled_ys.end(), y0) == tabled_ys.end() && !y0.empty()) tabled_ys.push_back(y0);
+  data["tabled"] = tabled_ys;
+  std::vector<std::string> table_parts;
+  json first_tables;
+  for (const auto& y : tabled_ys) {
+    json t = compute_tables(set, y, html.eps, options);
+    table_parts.push_back(tables_html(t));
+    if (y == y0 || first_tables.is_null()) first_tables = std::move(t);
+  }
+
   std::string payload = data.dump();
   // "</" would end the <script> element early; "\/" is the same string in JSON.
   for (std::size_t pos = 0; (pos = payload.find("</", pos)) != std::string::npos; pos += 3) payload.replace(pos, 2, "<\\/");
 
   std::string h;
-  h.reserve(payload.size() + 64 * 1024);
+  h.reserve(payload.size() + uplot.js.size() + 256 * 1024);
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-       "<title>" + esc(html.title) + "</title><style>" + kStyle + "</style></head><body>\n";
+       "<title>" + esc(html.title) + "</title><style>" + uplot.css + "</style><style>" + kStyle + "</style></head><body>\n";
   h += "<h1>" + esc(html.title) + "</h1>";
   h += fmt::format("<p class=\"note\">{} runs, {} problems, {} solvers. Suboptimality is measured against the best "
                    "bounds over all runs of a problem (primal: P - best certified dual; dual: best primal - D). "
-                   "Lines: median over repeats, bands: min-max; a run contributes until its last checkpoint.",
+                   "Lines: median over repeats (steps: a run's value holds until its next checkpoint), bands: min-max; "
+                   "a run contributes until its last checkpoint. Drag to zoom, double-click to reset; hover for values.",
                    set.runs.size(), set.problems.size(), set.solvers.size());
   if (options.oracle_cost != 1.0)
     h += fmt::format(" <b>Assumption: each exact oracle call costs {:g}x its recorded time</b> (time axes replayed "
@@ -367,25 +428,32 @@ std::string render_html(const RunSet& set, const json& tables, const HtmlOptions
        "<label>y scale <select id=\"sel-logy\"><option value=\"auto\">auto</option><option value=\"linear\">linear"
        "</option><option value=\"log\">log</option></select></label>"
        "<span id=\"solvers\"></span></div>\n";
-  // per problem: plot then tables
-  std::string tables_part = tables_html(tables, set);
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const Problem& p = set.problems[pi];
     h += fmt::format("<section class=\"problem\" id=\"problem-{}\"><h2>Problem {}: {}{}</h2>", pi, pi + 1, esc(p.label),
                      p.approximate ? " <span class=\"warn\">[approximate]</span>" : "");
-    h += fmt::format("<p class=\"msg\" id=\"msg-{}\"></p><svg class=\"plot\" id=\"plot-{}\" viewBox=\"0 0 900 400\" "
-                     "xmlns=\"http://www.w3.org/2000/svg\"></svg>",
-                     pi, pi);
-    // each problem's tables follow its plot
-    const std::string open = fmt::format("<div class=\"tables\" data-problem=\"{}\">", pi);
-    auto a = tables_part.find(open);
-    auto b = tables_part.find("<div class=\"tables\" data-problem=", a + open.size());
-    if (a != std::string::npos) h += tables_part.substr(a, b == std::string::npos ? std::string::npos : b - a);
+    if (!p.note.empty()) h += "<p class=\"note\">" + esc(p.note) + "</p>";
+    h += fmt::format("<p class=\"msg\" id=\"msg-{}\"></p><div class=\"plot\" id=\"plot-{}\"></div>", pi, pi);
+    // this problem's tables, one block per y (the page shows the chosen y's)
+    const std::string open = fmt::format("<div class=\"tables\" data-problem=\"{}\"", pi);
+    for (std::size_t k = 0; k < table_parts.size(); ++k) {
+      const std::string& part = table_parts[k];
+      auto a = part.find(open);
+      auto b = part.find("<div class=\"tables\" data-problem=", a + open.size());
+      if (a == std::string::npos) continue;
+      std::string block = part.substr(a, b == std::string::npos ? std::string::npos : b - a);
+      if (tabled_ys[k] != y0) block.insert(block.find('>'), " style=\"display:none\"");
+      h += block;
+    }
+    h += "<p class=\"note no-tables\" style=\"display:none\">No tables for this y (a raw curve column): choose a "
+         "suboptimality, objective or error.</p>";
     h += "</section>\n";
   }
-  h += "<h2>Runs</h2>" + runs_html(tables, set);
-  h += "\n<script type=\"application/json\" id=\"dualgap-data\">" + payload + "</script>\n<script>" + kScript +
-       "</script>\n</body></html>\n";
+  h += "<h2>Runs</h2>" + runs_html(first_tables, set);
+  std::string js = uplot.js;
+  for (std::size_t pos = 0; (pos = js.find("</script", pos)) != std::string::npos; pos += 3) js.replace(pos, 2, "<\\/");
+  h += "\n<script type=\"application/json\" id=\"dualgap-data\">" + payload + "</script>\n<script>" + js +
+       "</script>\n<script>" + kScript + "</script>\n</body></html>\n";
   return h;
 }
 

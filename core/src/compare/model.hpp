@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/series.hpp"
+#include "compare/table_format.hpp"
 #include "dualgap/api.hpp"
 
 namespace dualgap::compare {
@@ -22,27 +24,49 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// One run.json. Curve columns are numeric; JSON null becomes NaN.
 struct Run {
-  std::string path, experiment, run_id, solver, status, message;
-  /// Grouping key: runs of the same problem up to seeds (`group_key`, else `problem_key`):
-  /// repeats over different data splits form one band.
+  std::string path, experiment, run_id, status, message;
+  /// The series the run belongs to: run.json's `label` (e.g. "B[M=2]" for one value of a
+  /// solver-parameter sweep), else the solver's name. Bands, colours and tables are keyed by it.
+  std::string solver;
+  std::string solver_name;  ///< the configured solver's name (`solver` of run.json)
+  /// The objective the run minimises (run.json `objective_key`; empty in older files): bounds
+  /// and bands are only ever taken over runs of one objective.
+  std::string objective_key;
+  nlohmann::json objective;  ///< run.json `objective` (family, loss, lambda, ...), for labels
+  int repeat = -1;
+  nlohmann::json seeds;      ///< config.seeds (data, features, solver), for the CSV export
+  /// Position of the solver in the experiment's YAML `solvers` list (run.json `solver_index`,
+  /// else read from the experiment file named in config.file); -1 when unknown.
+  int solver_index = -1;
+  /// Grouping key: runs of the same problem up to seeds (`group_key`, else `problem_key`) and
+  /// of the same objective: repeats over different data splits form one band.
   std::string problem_key;
-  /// The exact problem (`problem_key`: same data split and feature draws): reference bounds
-  /// are taken over the runs sharing it, since each split has its own optimum.
+  std::string data_key;  ///< problem_key without the objective: runs on the same data
+  /// The exact problem (`problem_key`: same data split and feature draws, same objective):
+  /// reference bounds are taken over the runs sharing it, since each has its own optimum.
   std::string bound_key;
   double best_upper = kNaN;  ///< lowest primal over the runs sharing bound_key
   double best_lower = kNaN;  ///< highest certified dual over the runs sharing bound_key
   bool approximate = false;
-  nlohmann::json problem_config;  ///< data/features/oracle/problem sections, for labels
+  nlohmann::json problem_config;  ///< data/features/oracle/problem sections and the experiment file, for labels
   std::map<std::string, std::vector<double>> curve;
   std::map<std::string, double> summary;
   std::size_t problem = 0;  ///< index into RunSet::problems
 
-  const std::vector<double>* column(const std::string& name) const;
+  DUALGAP_API const std::vector<double>* column(const std::string& name) const;
+  /// True when the curve records a finite primal somewhere: runs without one (a solver with
+  /// no objective) show n/a for objective-based measures, never a censored value.
+  DUALGAP_API bool has_objective() const;
+  DUALGAP_API std::size_t checkpoints() const;
 };
 
 /// Runs sharing data, features, oracle and problem parameters.
 struct Problem {
   std::string key, label;
+  std::string objective_key;
+  /// Why this problem is shown apart from others on the same data (different objectives);
+  /// empty otherwise.
+  std::string note;
   std::vector<std::size_t> runs;     ///< indices into RunSet::runs
   std::vector<std::string> solvers;  ///< solvers present, in RunSet::solvers order
   double best_upper = kNaN;          ///< lowest primal over all runs (one data split; else NaN)
@@ -60,11 +84,26 @@ struct RunSet {
   std::vector<Problem> problems;
   std::vector<std::string> solvers;   ///< all solver names, order of first appearance
   std::vector<std::string> warnings;  ///< unreadable files and the like
+  /// Every label read, in display order, before --solver/--problem selection: colours and
+  /// markers are indexed by it, so a solver keeps its colour in every figure of an experiment.
+  std::vector<std::string> palette;
 };
 
 struct Options {
   double oracle_cost = 1.0;  ///< replay factor k: each exact oracle call costs k times more
   int grid_points = 120;
+  /// Epsilon levels of the tables and profiles: relative ((P - D_best)/|D_best| for
+  /// measures the registry scales by the dual bound) or absolute.
+  enum class Levels { relative, absolute } levels = Levels::relative;
+};
+
+/// Which runs to compare and in which order the series appear.
+struct Selection {
+  std::vector<std::string> solvers;   ///< globs on the series label or the solver name; empty: all
+  std::vector<std::string> problems;  ///< globs on the problem label or key; empty: all
+  /// "config" (the YAML's solvers order, then first appearance), "name", or a comma-separated
+  /// list of labels (the labels not listed follow in config order).
+  std::string order = "config";
 };
 
 // ---- reading and grouping (runs.cpp) -------------------------------------------------------
@@ -84,21 +123,23 @@ DUALGAP_API std::string problem_key_of(const nlohmann::json& doc);
 DUALGAP_API RunSet load_runs(const std::vector<std::string>& inputs);
 
 /// Groups `set.runs` into problems and computes reference bounds (done by load_runs).
-DUALGAP_API void group_runs(RunSet& set);
+/// Series are ordered by `order` (see Selection::order).
+DUALGAP_API void group_runs(RunSet& set, const std::string& order = "config");
+
+/// Keeps the runs matching `selection` and regroups them. Throws std::runtime_error naming the
+/// globs when nothing is left.
+DUALGAP_API void select_runs(RunSet& set, const Selection& selection);
 
 // ---- series, grids and bands (curves.cpp) --------------------------------------------------
 
-/// A column of a run, raw or derived: primal_subopt (primal - best lower bound), dual_subopt
-/// (best upper bound - dual), rel_objective ((primal - best upper)/|best upper|), time and
-/// oracle_time replayed with `oracle_cost`. Empty when not available.
+/// A series of a run: a registered one (series.hpp: primal_subopt, dual_subopt, rel_objective,
+/// replayed time, ...) or a raw curve column. Empty when not available.
 DUALGAP_API std::vector<double> series(const RunSet& set, const Run& run, const std::string& name,
                                        double oracle_cost = 1.0);
 
 /// The y actually used for a problem: primal_subopt falls back to rel_objective when the
 /// problem has no certified dual; dual_subopt is then unavailable (returns "").
 DUALGAP_API std::string resolve_y(const Problem& problem, const std::string& y);
-
-DUALGAP_API std::string axis_label(const std::string& name, double oracle_cost = 1.0);
 
 /// True when positive values from lo to hi span at least two decades.
 DUALGAP_API bool spans_decades(double lo, double hi);
@@ -113,11 +154,11 @@ DUALGAP_API std::vector<double> resample_step(const std::vector<double>& x,
                                               const std::vector<double>& y,
                                               const std::vector<double>& grid);
 
-/// Median with min-max band of one solver's repeats on the grid.
+/// Median with min-max and interquartile bands of one solver's repeats on the grid.
 struct Band {
   std::string solver;
   int runs = 0;
-  std::vector<double> median, lo, hi;
+  std::vector<double> median, lo, hi, q1, q3;
   std::vector<int> count;  ///< repeats defined at each grid point
 };
 
@@ -126,6 +167,7 @@ struct Curves {
   std::vector<double> grid;
   bool log_x = false, log_y = false;
   std::vector<Band> bands;  ///< one per solver of the problem that has data
+  std::vector<std::string> missing;  ///< solvers of the problem without this (x, y): listed, not dropped
 };
 
 DUALGAP_API Curves make_curves(const RunSet& set, const Problem& problem, const std::string& x,
@@ -133,6 +175,9 @@ DUALGAP_API Curves make_curves(const RunSet& set, const Problem& problem, const 
 
 /// Median of finite values (mean of the middle two for an even count); NaN when none.
 DUALGAP_API double median_of(std::vector<double> values);
+
+/// Quantile q in [0, 1] of finite values, linear interpolation (numpy's default); NaN when none.
+DUALGAP_API double quantile_of(std::vector<double> values, double q);
 
 // ---- epsilon tables (tables.cpp) -----------------------------------------------------------
 
@@ -161,6 +206,23 @@ DUALGAP_API CensoredStats censored_stats(const std::vector<Hit>& hits);
 DUALGAP_API nlohmann::json compute_tables(const RunSet& set, const std::string& y,
                                           const std::vector<double>& eps, const Options& options);
 
+/// True when the tables measure `y` of problem `p` relative to |D_best| (--levels relative, a
+/// series the registry scales by the dual bound, and a non-zero certified bound for every run).
+DUALGAP_API bool relative_levels(const RunSet& set, const Problem& p, const std::string& y, const Options& options);
+
+/// The series the epsilon tables and profiles measure: `y`, divided by |D_best| when `relative`.
+DUALGAP_API std::vector<double> measured_series(const RunSet& set, const Run& run, const std::string& y,
+                                                const Options& options, bool relative);
+
+/// True when `run` cannot be measured on `y` (checkpoints but no objective, or no finite value):
+/// shown as n/a, never as censored.
+DUALGAP_API bool run_is_na(const Run& run, const std::string& y, const std::vector<double>& ys);
+
+/// The columns of a problem's final-values table, in display order.
+std::vector<std::string> final_columns(const nlohmann::json& problem);
+
+/// The tables of compute_tables as aligned text, Markdown, LaTeX or CSV.
+DUALGAP_API std::string format_tables(const nlohmann::json& tables, TableFormat format);
 DUALGAP_API std::string format_text(const nlohmann::json& tables);
 /// The reference-bound sentence of one problem of compute_tables (text, or HTML with <b>):
 /// "best upper bound ... best lower bound ..." for one data split, and the bounds of each split
@@ -172,6 +234,44 @@ DUALGAP_API std::string format_cell(const nlohmann::json& cell);
 
 DUALGAP_API std::string format_number(double v);
 
+// ---- performance and data profiles (profile.cpp) ---------------------------------------------
+
+struct ProfileOptions {
+  std::string measure = "time";      ///< cost axis: time, passes, oracle_calls, ...
+  std::string y = "primal_subopt";   ///< suboptimality measured (at the tables' levels)
+  double tol = 1e-3;                 ///< "solved" = measured suboptimality <= tol
+};
+
+struct Profile {
+  std::string measure, y;
+  double tol = 0;
+  std::vector<std::string> solvers, problems;
+  std::vector<std::string> levels;              ///< per problem: what was measured
+  std::vector<std::vector<double>> cost, ratio;  ///< [problem][solver]; +inf: not solved
+  std::vector<int> solved;                       ///< per solver
+  std::vector<double> geomean_ratio;             ///< per solver, over the problems it solved
+  std::vector<std::size_t> ranking;              ///< solver indices: most solved, then lowest geomean
+  DUALGAP_API std::vector<double> ratios_of(std::size_t solver) const;
+  DUALGAP_API std::vector<double> costs_of(std::size_t solver) const;
+};
+
+DUALGAP_API Profile compute_profile(const RunSet& set, const ProfileOptions& profile, const Options& options);
+
+/// #{values <= threshold} / problems (the value of a performance or data profile).
+DUALGAP_API double profile_fraction(const std::vector<double>& values, std::size_t problems, double threshold);
+
+DUALGAP_API nlohmann::json profile_json(const Profile& profile);
+DUALGAP_API Table profile_table(const Profile& profile);
+DUALGAP_API std::string format_profile(const Profile& profile, TableFormat format);
+
+// ---- exports (export.cpp) -------------------------------------------------------------------
+
+/// Writes every curve in long format to `path` (CSV, one row per run x checkpoint: experiment,
+/// problem and objective keys, solver label, run, repeat, seeds, status, checkpoint index, every
+/// recorded curve column, then the derived convergence measures). Returns the number of rows.
+/// Throws std::runtime_error when the file cannot be written.
+DUALGAP_API std::size_t write_csv(const RunSet& set, const std::string& path, const Options& options);
+
 // ---- outputs (html.cpp, figure.cpp) --------------------------------------------------------
 
 struct HtmlOptions {
@@ -180,18 +280,47 @@ struct HtmlOptions {
   std::vector<double> eps;
 };
 
-DUALGAP_API std::string render_html(const RunSet& set, const nlohmann::json& tables,
-                                    const HtmlOptions& html, const Options& options);
+/// uPlot's browser build and stylesheet, inlined into the report.
+struct UplotFiles {
+  std::string js, css;
+};
+
+/// Where uPlot is looked for: $DUALGAP_UPLOT_DIR, <exe_dir>/../share/dualgap/uplot, then the
+/// dist/ directory of the npm package under npm's global prefixes (scripts/setup.sh installs it).
+DUALGAP_API std::vector<std::string> uplot_search_dirs();
+
+/// Reads uPlot from the first of `dirs` holding it; throws std::runtime_error listing `dirs`.
+DUALGAP_API UplotFiles load_uplot(const std::vector<std::string>& dirs);
+
+/// The report: tables for every y of the selector, plots drawn by uPlot (inlined; throws
+/// std::runtime_error naming the places looked in when it is not installed).
+DUALGAP_API std::string render_html(const RunSet& set, const HtmlOptions& html, const Options& options);
 
 struct FigureOptions {
   std::string x = "oracle_calls";
-  std::vector<std::string> panels;  ///< y per panel; empty: paper layout
+  std::vector<std::string> metrics;  ///< y per panel; empty: paper layout
+  /// "metric": a row per problem, a panel per metric (the MP-BCFW paper's Figures 4/5);
+  /// "problem": a panel per problem (for each metric), wrapped into `columns` columns.
+  std::string panels = "metric";
   std::string title;
+  std::string style = "paper";   ///< paper | slides | screen: font size, panel size, dpi, line widths
+  double width = 0, height = 0;  ///< whole figure in inches; 0: the style's panel size x grid
+  double dpi = 0, font_size = 0; ///< 0: the style's
+  int columns = 0;               ///< panels per row; 0: metrics per problem (metric) or up to 3 (problem)
+  std::string band = "minmax";   ///< minmax | iqr | none
 };
 
 /// Builds the JSON spec that plot_figure.py draws.
 DUALGAP_API nlohmann::json figure_spec(const RunSet& set, const FigureOptions& figure,
                                        const Options& options);
+
+/// The spec of a figure of performance profiles (left) and data profiles (right).
+DUALGAP_API nlohmann::json profile_figure_spec(const RunSet& set, const Profile& profile,
+                                               const FigureOptions& figure);
+
+/// Colour (#rrggbb) and matplotlib marker of a series label: fixed by its place in
+/// RunSet::palette, shared by the figures and the HTML report.
+DUALGAP_API std::pair<std::string, std::string> series_style(const RunSet& set, const std::string& label);
 
 /// Locates plot_figure.py: $DUALGAP_PLOT_SCRIPT, <exe_dir>/../share/dualgap/, source tree.
 DUALGAP_API std::string find_plot_script();

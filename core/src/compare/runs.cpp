@@ -10,7 +10,10 @@
 #include <thread>
 #include <tuple>
 
+#include <fnmatch.h>
+
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
 
@@ -22,6 +25,18 @@ namespace dualgap::compare {
 const std::vector<double>* Run::column(const std::string& name) const {
   auto it = curve.find(name);
   return it == curve.end() ? nullptr : &it->second;
+}
+
+bool Run::has_objective() const {
+  if (auto* p = column("primal"))
+    for (double v : *p)
+      if (std::isfinite(v)) return true;
+  return false;
+}
+
+std::size_t Run::checkpoints() const {
+  if (auto* p = column("passes")) return p->size();
+  return curve.empty() ? 0 : curve.begin()->second.size();
 }
 
 std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
@@ -73,6 +88,20 @@ std::string compact(const json& v) {
   return s;
 }
 
+// "ssvm structured_hinge lambda=0.0016": the scalar facts of the objective, short enough for a
+// panel title (nested objects such as the oracle are named by the rest of the label).
+std::string objective_label(const json& objective) {
+  if (!objective.is_object()) return "";
+  std::string out;
+  for (const char* k : {"family", "loss", "link"})
+    if (auto it = objective.find(k); it != objective.end() && it->is_string()) out += (out.empty() ? "" : " ") + it->get<std::string>();
+  for (auto& [k, v] : objective.items()) {
+    if (k == "family" || k == "loss" || k == "link") continue;
+    if (v.is_number()) out += fmt::format("{}{}={:.3g}", out.empty() ? "" : " ", k, v.get<double>());
+  }
+  return out;
+}
+
 std::string problem_label(const Run& run, bool experiment_has_several) {
   std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
   const json& c = run.problem_config;
@@ -94,6 +123,7 @@ std::string problem_label(const Run& run, bool experiment_has_several) {
   }
   if (c.contains("problem") && !c["problem"].is_null() && !(c["problem"].is_object() && c["problem"].empty()))
     parts.push_back(compact(c["problem"]));
+  if (std::string o = objective_label(run.objective); !o.empty()) parts.push_back(o);
   for (const auto& p : parts) label += " | " + p;
   // Keep labels short; the key disambiguates problems of one experiment that look alike.
   if (experiment_has_several) label += " [" + run.problem_key.substr(0, 8) + "]";
@@ -222,18 +252,30 @@ Run parse_run(const json& doc, const std::string& path) {
   std::string config_solver;
   if (config.is_object() && config.contains("solver") && config["solver"].is_object())
     config_solver = string_or(config["solver"], "name", string_or(config["solver"], "plugin"));
-  run.solver = string_or(doc, "solver", config_solver.empty() ? std::string("?") : config_solver);
+  run.solver_name = string_or(doc, "solver", config_solver.empty() ? std::string("?") : config_solver);
+  run.solver = string_or(doc, "label", run.solver_name);
+  run.objective_key = string_or(doc, "objective_key");
+  if (auto o = doc.find("objective"); o != doc.end() && o->is_object()) run.objective = *o;
+  if (auto r = doc.find("repeat"); r != doc.end() && r->is_number_integer()) run.repeat = r->get<int>();
+  else if (config.is_object() && config.contains("repeat") && config["repeat"].is_number_integer())
+    run.repeat = config["repeat"].get<int>();
+  if (config.is_object() && config.contains("seeds")) run.seeds = config["seeds"];
+  if (auto i = doc.find("solver_index"); i != doc.end() && i->is_number_integer()) run.solver_index = i->get<int>();
   run.status = string_or(doc, "status", "unknown");
   run.message = string_or(doc, "message");
   run.bound_key = problem_key_of(doc);
   {
     auto g = doc.find("group_key");
-    run.problem_key = g != doc.end() && g->is_string() && !g->get<std::string>().empty() ? g->get<std::string>()
-                                                                                          : run.bound_key;
+    run.data_key = g != doc.end() && g->is_string() && !g->get<std::string>().empty() ? g->get<std::string>()
+                                                                                       : run.bound_key;
   }
+  // Runs of different objectives on the same data are different problems (issue 14).
+  const std::string objective_suffix = run.objective_key.empty() ? "" : "|" + run.objective_key;
+  run.problem_key = run.data_key + objective_suffix;
+  run.bound_key += objective_suffix;
   run.approximate = doc.value("approximate", false);
   if (config.is_object())
-    for (const char* k : {"data", "features", "oracle", "problem"})
+    for (const char* k : {"data", "features", "oracle", "problem", "file"})
       if (config.contains(k)) run.problem_config[k] = config[k];
 
   auto curve = doc.find("curve");
@@ -261,9 +303,109 @@ Run parse_run(const json& doc, const std::string& path) {
   return run;
 }
 
-void group_runs(RunSet& set) {
+namespace {
+
+// The position of each solver name in its experiment's YAML `solvers` list, read from the file
+// the run was configured from (config.file) when it is still there; cached per file.
+void fill_solver_index(std::vector<Run>& runs) {
+  std::map<std::string, std::vector<std::string>> names_of_file;
+  for (Run& run : runs) {
+    if (run.solver_index >= 0) continue;
+    const std::string file = string_or(run.problem_config, "file");
+    if (file.empty()) continue;
+    auto it = names_of_file.find(file);
+    if (it == names_of_file.end()) {
+      std::vector<std::string> names;
+      try {
+        // yaml-cpp directly, not load_yaml: only the names are needed, and ${VAR} expansion
+        // would fail where the experiment's variables (DUALGAP_DATA) are not set.
+        const YAML::Node doc = YAML::LoadFile(file);
+        if (doc["solvers"] && doc["solvers"].IsSequence())
+          for (const auto& s : doc["solvers"])
+            names.push_back(s.IsMap() && s["name"] && s["name"].IsScalar() ? s["name"].as<std::string>() : "");
+      } catch (const std::exception&) {
+        // moved or edited results: fall back to the order of first appearance
+      }
+      it = names_of_file.emplace(file, std::move(names)).first;
+    }
+    auto pos = std::find(it->second.begin(), it->second.end(), run.solver_name);
+    if (pos != it->second.end()) run.solver_index = static_cast<int>(pos - it->second.begin());
+  }
+}
+
+// Series labels in display order: an explicit list first, then by solver_index (config order)
+// or by name, ties by first appearance (sorted run paths: B[M=1] before B[M=2]).
+std::vector<std::string> order_labels(const std::vector<Run>& runs, const std::string& order) {
+  std::vector<std::string> labels;
+  std::map<std::string, int> index;
+  for (const Run& r : runs) {
+    if (std::find(labels.begin(), labels.end(), r.solver) == labels.end()) {
+      labels.push_back(r.solver);
+      index[r.solver] = r.solver_index;
+    } else if (r.solver_index >= 0 && (index[r.solver] < 0 || r.solver_index < index[r.solver])) {
+      index[r.solver] = r.solver_index;
+    }
+  }
+  std::vector<std::string> first = labels;
+  auto appearance = [&](const std::string& l) { return std::find(first.begin(), first.end(), l) - first.begin(); };
+  std::vector<std::string> listed;
+  if (order != "config" && order != "name") {
+    std::stringstream ss(order);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (std::find(labels.begin(), labels.end(), item) != labels.end()) listed.push_back(item);
+  }
+  auto rank = [&](const std::string& l) {
+    auto p = std::find(listed.begin(), listed.end(), l);
+    return p == listed.end() ? static_cast<long>(listed.size()) : static_cast<long>(p - listed.begin());
+  };
+  std::stable_sort(labels.begin(), labels.end(), [&](const std::string& a, const std::string& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (order == "name") return a < b;
+    const int ia = index[a] < 0 ? INT32_MAX : index[a], ib = index[b] < 0 ? INT32_MAX : index[b];
+    if (ia != ib) return ia < ib;
+    return appearance(a) < appearance(b);
+  });
+  return labels;
+}
+
+bool matches_any(const std::vector<std::string>& globs, std::initializer_list<std::string> names) {
+  for (const auto& g : globs)
+    for (const auto& n : names)
+      if (fnmatch(g.c_str(), n.c_str(), 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+void select_runs(RunSet& set, const Selection& selection) {
+  // Colours follow the config order of every label read, whatever --order and --solver say.
+  group_runs(set, "config");
+  set.palette = set.solvers;
+  if (!selection.solvers.empty() || !selection.problems.empty()) {
+    std::vector<Run> kept;
+    for (Run& run : set.runs) {
+      if (!selection.solvers.empty() && !matches_any(selection.solvers, {run.solver, run.solver_name})) continue;
+      if (!selection.problems.empty() &&
+          !matches_any(selection.problems, {set.problems[run.problem].label, run.problem_key, run.bound_key}))
+        continue;
+      kept.push_back(std::move(run));
+    }
+    if (kept.empty()) {
+      std::string globs;
+      for (const auto& g : selection.solvers) globs += " --solver " + g;
+      for (const auto& g : selection.problems) globs += " --problem " + g;
+      throw std::runtime_error(fmt::format("no run matches{} (of {} runs read)", globs, set.runs.size()));
+    }
+    set.runs = std::move(kept);
+  }
+  group_runs(set, selection.order);
+}
+
+void group_runs(RunSet& set, const std::string& order) {
   set.problems.clear();
   set.solvers.clear();
+  fill_solver_index(set.runs);
   std::map<std::string, std::size_t> by_key;
   for (std::size_t i = 0; i < set.runs.size(); ++i) {
     Run& run = set.runs[i];
@@ -275,9 +417,8 @@ void group_runs(RunSet& set) {
     }
     run.problem = it->second;
     set.problems[it->second].runs.push_back(i);
-    if (std::find(set.solvers.begin(), set.solvers.end(), run.solver) == set.solvers.end())
-      set.solvers.push_back(run.solver);
   }
+  set.solvers = order_labels(set.runs, order);
   std::map<std::string, int> problems_per_experiment;
   for (auto& p : set.problems) problems_per_experiment[set.runs[p.runs.front()].experiment]++;
 
@@ -319,8 +460,20 @@ void group_runs(RunSet& set) {
           break;
         }
     const Run& first = set.runs[p.runs.front()];
+    p.objective_key = first.objective_key;
     p.label = problem_label(first, problems_per_experiment[first.experiment] > 1);
   }
+  // Problems on the same data with different objectives: say why they are apart.
+  std::map<std::string, std::vector<std::size_t>> by_data;
+  for (std::size_t i = 0; i < set.problems.size(); ++i) by_data[set.runs[set.problems[i].runs.front()].data_key].push_back(i);
+  for (auto& [data, list] : by_data)
+    if (list.size() > 1)
+      for (std::size_t i : list)
+        set.problems[i].note = fmt::format(
+            "Objective {} is shown apart from {} other objective(s) on the same data: runs of different "
+            "objectives are never measured against one bound.",
+            set.problems[i].objective_key.empty() ? std::string("(unnamed)") : set.problems[i].objective_key,
+            list.size() - 1);
 }
 
 RunSet load_runs(const std::vector<std::string>& inputs) {
@@ -368,6 +521,7 @@ RunSet load_runs(const std::vector<std::string>& inputs) {
     else set.warnings.push_back(errors[i]);
   }
   group_runs(set);
+  set.palette = set.solvers;
   return set;
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "compare/model.hpp"
+#include "compare/table_format.hpp"
 
 using nlohmann::json;
 
@@ -103,25 +104,63 @@ CensoredStats censored_stats(const std::vector<Hit>& hits) {
   return s;
 }
 
+std::vector<double> measured_series(const RunSet& set, const Run& run, const std::string& y, const Options& options,
+                                    bool relative) {
+  std::vector<double> v = series(set, run, y, options.oracle_cost);
+  if (relative) {
+    const double scale = std::abs(run.best_lower);
+    for (double& x : v) x /= scale;
+  }
+  return v;
+}
+
+bool relative_levels(const RunSet& set, const Problem& p, const std::string& y, const Options& options) {
+  if (options.levels != Options::Levels::relative) return false;
+  const SeriesDef* d = find_series(y);
+  if (!d || !d->scale_by_dual_bound) return false;
+  for (std::size_t r : p.runs) {
+    const double b = set.runs[r].best_lower;
+    if (!std::isfinite(b) || b == 0) return false;  // no usable D_best: absolute levels
+  }
+  return true;
+}
+
+bool run_is_na(const Run& run, const std::string& y, const std::vector<double>& ys) {
+  // A run that recorded checkpoints but no objective (e.g. AdaBoost without a loss) cannot be
+  // measured on an objective-based series: n/a, not "did not get there". A run with no
+  // checkpoint at all (failed at once) stays censored at zero budget.
+  const SeriesDef* d = find_series(y);
+  if (run.checkpoints() == 0) return false;
+  if (d && d->needs_objective && !run.has_objective()) return true;
+  return std::none_of(ys.begin(), ys.end(), [](double v) { return std::isfinite(v); });
+}
+
 json compute_tables(const RunSet& set, const std::string& y, const std::vector<double>& eps, const Options& options) {
   json out;
   out["schema"] = "dualgap.compare/1";
   out["y"] = y;
   out["eps"] = eps;
   out["oracle_cost"] = options.oracle_cost;
+  out["solvers"] = set.solvers;
   out["problems"] = json::array();
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const Problem& p = set.problems[pi];
     const std::string ry = resolve_y(p, y);
+    const bool relative = !ry.empty() && relative_levels(set, p, ry, options);
+    std::string y_label = ry.empty() ? std::string("(not available)") : axis_label(ry, options.oracle_cost);
+    if (relative) y_label += " / |D_best|";
     json jp = {{"key", p.key},
                {"label", p.label},
+               {"objective_key", p.objective_key},
+               {"note", p.note},
                {"approximate", p.approximate},
                {"has_dual", p.has_dual},
                {"best_upper", num(p.best_upper)},
                {"best_lower", num(p.best_lower)},
                {"split_bounds", split_bounds_json(p)},
                {"y", ry},
-               {"y_label", ry.empty() ? std::string("(not available)") : axis_label(ry, options.oracle_cost)},
+               {"levels", relative ? "relative" : "absolute"},
+               {"y_label", y_label},
                {"runs", p.runs.size()},
                {"solvers", json::array()}};
     std::vector<std::string> axes;
@@ -143,20 +182,33 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
       js["failed"] = status.count("failed") ? status["failed"] : 0;
       js["timeouts"] = status.count("timeout") ? status["timeout"] : 0;
       js["diverged"] = status.count("diverged") ? status["diverged"] : 0;
-      // time / passes / oracle calls to reach each eps
+      // time / passes / oracle calls to reach each eps, over the runs that have the measure
+      std::vector<const Run*> measured;
       std::vector<std::vector<double>> ys;
-      for (const Run* r : runs) ys.push_back(ry.empty() ? std::vector<double>{} : series(set, *r, ry, options.oracle_cost));
+      int na = 0;
+      for (const Run* r : runs) {
+        std::vector<double> v = ry.empty() ? std::vector<double>{} : measured_series(set, *r, ry, options, relative);
+        if (ry.empty() || run_is_na(*r, ry, v)) {
+          ++na;
+          continue;
+        }
+        measured.push_back(r);
+        ys.push_back(std::move(v));
+      }
+      js["na"] = na;
       std::map<std::string, std::vector<std::vector<double>>> xs;
       for (const auto& a : axes)
-        for (const Run* r : runs) xs[a].push_back(series(set, *r, a, options.oracle_cost));
+        for (const Run* r : measured) xs[a].push_back(series(set, *r, a, options.oracle_cost));
       json reach = json::array();
       if (!ry.empty())
         for (double e : eps) {
           json je = {{"eps", e}};
           for (const auto& a : axes) {
             std::vector<Hit> hits;
-            for (std::size_t i = 0; i < runs.size(); ++i) hits.push_back(first_reach(xs[a][i], ys[i], e));
-            je[a] = cell_json(censored_stats(hits));
+            for (std::size_t i = 0; i < measured.size(); ++i) hits.push_back(first_reach(xs[a][i], ys[i], e));
+            json c = cell_json(censored_stats(hits));
+            c["na"] = na;
+            je[a] = std::move(c);
           }
           reach.push_back(std::move(je));
         }
@@ -176,6 +228,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
         fin[name] = {{"median", num(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
       }
       js["final"] = std::move(fin);
+      js["final_order"] = names;  // "final" is a JSON object (sorted keys): the display order
       jp["solvers"].push_back(std::move(js));
     }
     out["problems"].push_back(std::move(jp));
@@ -193,12 +246,13 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
                     {"experiment", r.experiment},
                     {"run_id", r.run_id},
                     {"solver", r.solver},
+                    {"solver_name", r.solver_name},
                     {"problem", r.problem},
                     {"status", r.status},
                     {"message", r.message},
                     {"approximate", r.approximate},
-                    {"checkpoints", r.column("passes") ? r.column("passes")->size()
-                                                       : (r.curve.empty() ? 0 : r.curve.begin()->second.size())},
+                    {"has_objective", r.has_objective()},
+                    {"checkpoints", r.checkpoints()},
                     {"final", std::move(fin)}});
   }
   out["runs"] = std::move(runs);
@@ -209,12 +263,14 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
 std::string format_cell(const json& c) {
   auto get = [&](const char* k) { return c.at(k).is_number() ? c.at(k).get<double>() : kNaN; };
   const int total = c.at("total").get<int>(), reached = c.at("reached").get<int>();
-  if (total == 0) return "-";
+  const int na = c.value("na", 0);
+  if (total == 0) return na > 0 ? "n/a" : "-";
+  const std::string na_note = na > 0 ? fmt::format(" ({} n/a)", na) : "";
   std::string med = (c.at("median_censored").get<bool>() ? ">" : "") + format_number(get("median"));
   std::string lo = reached > 0 ? format_number(get("min")) : "-";
   std::string hi = (c.at("max_censored").get<bool>() ? ">" : "") + format_number(get("max"));
-  if (total == 1) return fmt::format("{} {}/{}", med, reached, total);
-  return fmt::format("{} [{}, {}] {}/{}", med, lo, hi, reached, total);
+  if (total == 1) return fmt::format("{} {}/{}{}", med, reached, total, na_note);
+  return fmt::format("{} [{}, {}] {}/{}{}", med, lo, hi, reached, total, na_note);
 }
 
 std::string bounds_sentence(const json& p, bool html) {
@@ -232,77 +288,98 @@ std::string bounds_sentence(const json& p, bool html) {
   return s + ".";
 }
 
-std::string format_text(const json& t) {
+std::vector<std::string> final_columns(const json& p) {
+  // every solver has the same final_order; keep the names some solver has a value for
+  std::vector<std::string> cols;
+  if (p["solvers"].empty()) return cols;
+  for (const auto& name : p["solvers"][0].value("final_order", std::vector<std::string>{}))
+    for (const auto& js : p["solvers"])
+      if (js["final"].contains(name)) {
+        cols.push_back(name);
+        break;
+      }
+  return cols;
+}
+
+std::string format_tables(const json& t, TableFormat format) {
   std::string s;
+  const std::string in = format == TableFormat::text ? "  " : "";
   const double k = t.value("oracle_cost", 1.0);
+  auto line = [&](const std::string& text) { s += render_line(text, format, in); };
   for (std::size_t pi = 0; pi < t["problems"].size(); ++pi) {
     const json& p = t["problems"][pi];
-    s += fmt::format("Problem {}/{}: {}  ({} runs)\n", pi + 1, t["problems"].size(), p["label"].get<std::string>(),
-                     p["runs"].get<std::size_t>());
-    s += "  " + bounds_sentence(p, false) + "\n";
-    if (!p["has_dual"].get<bool>())
-      s += "  no certified dual: suboptimality is the relative objective (F - F_best)/F_best\n";
+    s += render_heading(fmt::format("Problem {}/{}: {}  ({} runs)", pi + 1, t["problems"].size(),
+                                    p["label"].get<std::string>(), p["runs"].get<std::size_t>()),
+                        format);
+    line(bounds_sentence(p, false));
+    if (!p.value("note", std::string()).empty()) line(p["note"].get<std::string>());
+    if (!p["has_dual"].get<bool>()) line("no certified dual: suboptimality is the relative objective (F - F_best)/|F_best|");
     if (p["approximate"].get<bool>())
-      s += "  WARNING: approximate primal/dual (approximate oracle, e.g. Potts alpha-expansion): "
-           "bounds are not certified, gaps may be negative\n";
-    if (k != 1.0)
-      s += fmt::format("  time replayed as if each exact oracle call cost x{:g} (from recorded oracle time)\n", k);
-    s += "\n  Runs and status:\n";
+      line("WARNING: approximate primal/dual (approximate oracle, e.g. Potts alpha-expansion): "
+           "bounds are not certified, gaps may be negative");
+    if (k != 1.0) line(fmt::format("time replayed as if each exact oracle call cost x{:g} (from recorded oracle time)", k));
+    if (format == TableFormat::text) s += "\n";
+
+    Table status{{"solver", "runs", "status"}, {}};
     for (const auto& js : p["solvers"]) {
       std::string st;
       for (auto& [name, n] : js["status"].items()) st += fmt::format("{}{} {}", st.empty() ? "" : ", ", name, n.get<int>());
-      s += fmt::format("    {:<20} {:>4} runs  ({})\n", js["solver"].get<std::string>(), js["runs"].get<int>(), st);
+      status.rows.push_back({js["solver"].get<std::string>(), std::to_string(js["runs"].get<int>()), st});
     }
+    s += render_heading("Runs and status", format, in) + render_table(status, format, in + "  ");
+    if (format == TableFormat::text) s += "\n";
+
     const std::string y = p["y"].get<std::string>();
     if (!y.empty() && !t["eps"].empty()) {
-      s += fmt::format("\n  To reach {} <= eps: median [min, max] reached/runs; '>' = censored at the run's budget\n",
-                       p["y_label"].get<std::string>());
-      std::string header = fmt::format("    {:<20} {:<13}", "solver", "measure");
-      for (const auto& e : t["eps"]) header += fmt::format(" {:<26}", "eps=" + format_number(e.get<double>()));
-      s += header + "\n";
-      for (const auto& js : p["solvers"]) {
+      s += render_heading(fmt::format("To reach {} <= eps ({} levels)", p["y_label"].get<std::string>(),
+                                      p.value("levels", std::string("absolute"))),
+                          format, in);
+      line("median [min, max] reached/runs; '>' = censored at the run's budget; n/a = the run has no such measure");
+      Table reach{{"solver", "measure"}, {}};
+      for (const auto& e : t["eps"]) reach.header.push_back("eps=" + format_number(e.get<double>()));
+      for (const auto& js : p["solvers"])
         for (const auto& a : p["reach_axes"]) {
           const std::string axis = a.get<std::string>();
-          std::string line = fmt::format("    {:<20} {:<13}", js["solver"].get<std::string>(), axis);
-          for (const auto& je : js["reach"]) line += fmt::format(" {:<26}", format_cell(je[axis]));
-          s += line + "\n";
+          std::vector<std::string> row = {js["solver"].get<std::string>(), axis};
+          for (const auto& je : js["reach"]) row.push_back(format_cell(je[axis]));
+          reach.rows.push_back(std::move(row));
         }
-      }
+      s += render_table(reach, format, in + "  ");
+      if (format == TableFormat::text) s += "\n";
     }
-    s += "\n  Final values: median [min, max]\n";
-    std::vector<std::string> cols;
-    for (const auto& js : p["solvers"])
-      for (auto& [name, v] : js["final"].items())
-        if (std::find(cols.begin(), cols.end(), name) == cols.end()) cols.push_back(name);
-    std::string header = fmt::format("    {:<20}", "solver");
-    for (const auto& c : cols) header += fmt::format(" {:<24}", c);
-    s += header + "\n";
+    const std::vector<std::string> cols = final_columns(p);
+    Table fin{{"solver"}, {}};
+    fin.header.insert(fin.header.end(), cols.begin(), cols.end());
     for (const auto& js : p["solvers"]) {
-      std::string line = fmt::format("    {:<20}", js["solver"].get<std::string>());
+      std::vector<std::string> row = {js["solver"].get<std::string>()};
       for (const auto& c : cols) {
-        std::string cell = "-";
+        std::string cell = js.value("na", 0) == js["runs"].get<int>() ? "n/a" : "-";
         if (js["final"].contains(c)) {
           const json& f = js["final"][c];
           cell = fmt::format("{} [{}, {}]", format_number(f["median"].is_number() ? f["median"].get<double>() : kNaN),
                              format_number(f["min"].get<double>()), format_number(f["max"].get<double>()));
         }
-        line += fmt::format(" {:<24}", cell);
+        row.push_back(cell);
       }
-      s += line + "\n";
+      fin.rows.push_back(std::move(row));
     }
+    s += render_heading("Final values: median [min, max]", format, in) + render_table(fin, format, in + "  ");
     s += "\n";
   }
   int bad = 0;
   for (const auto& r : t["runs"]) {
     const std::string st = r["status"].get<std::string>();
     if (st == "failed" || st == "timeout" || st == "diverged") {
-      if (bad++ == 0) s += "Runs that did not finish normally:\n";
-      s += fmt::format("  {:<9} {} ({}): {}\n", st, r["run_id"].get<std::string>(), r["solver"].get<std::string>(),
-                       r["message"].get<std::string>());
+      if (bad++ == 0) s += render_heading("Runs that did not finish normally:", format);
+      s += render_line(fmt::format("{:<9} {} ({}): {}", st, r["run_id"].get<std::string>(),
+                                   r["solver"].get<std::string>(), r["message"].get<std::string>()),
+                       format, "  ");
     }
   }
-  for (const auto& w : t["warnings"]) s += "warning: " + w.get<std::string>() + "\n";
+  for (const auto& w : t["warnings"]) s += render_line("warning: " + w.get<std::string>(), format);
   return s;
 }
+
+std::string format_text(const json& t) { return format_tables(t, TableFormat::text); }
 
 }  // namespace dualgap::compare

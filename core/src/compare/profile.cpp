@@ -1,0 +1,182 @@
+// Dolan-More performance profiles and More-Wild data profiles over the problems of a result
+// set, with a summary ranking solvers by problems solved and the geometric mean of their ratio.
+//
+// cost(p, s)  = median over solver s's repeats on problem p of the measure (time, passes, oracle
+//               calls: --x) at which the measured suboptimality first reaches the tolerance;
+//               +inf when the median is not reached (censored) or s has no run on p.
+// ratio(p, s) = cost(p, s) / min_s' cost(p, s')            (performance profile: Dolan & More 2002)
+// rho_s(tau)  = #{p : ratio(p, s) <= tau} / #problems
+// d_s(alpha)  = #{p : cost(p, s) <= alpha} / #problems      (data profile: More & Wild 2009, with
+//               the measure itself as the budget unit)
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "compare/model.hpp"
+
+using nlohmann::json;
+
+namespace dualgap::compare {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+double profile_fraction(const std::vector<double>& values, std::size_t problems, double threshold) {
+  if (problems == 0) return kNaN;
+  std::size_t n = 0;
+  for (double v : values)
+    if (v <= threshold) ++n;
+  return static_cast<double>(n) / static_cast<double>(problems);
+}
+
+Profile compute_profile(const RunSet& set, const ProfileOptions& po, const Options& options) {
+  Profile pr;
+  pr.measure = po.measure;
+  pr.y = po.y;
+  pr.tol = po.tol;
+  pr.solvers = set.solvers;
+  const std::size_t S = set.solvers.size();
+  for (const Problem& p : set.problems) {
+    const std::string ry = resolve_y(p, po.y);
+    const bool relative = !ry.empty() && relative_levels(set, p, ry, options);
+    pr.problems.push_back(p.label);
+    pr.levels.push_back(ry.empty() ? "n/a" : (relative ? ry + " / |D_best|" : ry));
+    std::vector<double> costs(S, kInf);
+    for (std::size_t s = 0; s < S; ++s) {
+      if (ry.empty()) continue;
+      std::vector<Hit> hits;
+      for (std::size_t r : p.runs) {
+        const Run& run = set.runs[r];
+        if (run.solver != set.solvers[s]) continue;
+        const auto ys = measured_series(set, run, ry, options, relative);
+        if (run_is_na(run, ry, ys)) continue;
+        hits.push_back(first_reach(series(set, run, po.measure, options.oracle_cost), ys, po.tol));
+      }
+      if (hits.empty()) continue;
+      const CensoredStats st = censored_stats(hits);
+      if (st.reached > 0 && !st.median_censored && std::isfinite(st.median)) costs[s] = st.median;
+    }
+    pr.cost.push_back(std::move(costs));
+  }
+  pr.ratio.assign(pr.cost.size(), std::vector<double>(S, kInf));
+  for (std::size_t p = 0; p < pr.cost.size(); ++p) {
+    const double best = *std::min_element(pr.cost[p].begin(), pr.cost[p].end());
+    if (!std::isfinite(best)) continue;
+    for (std::size_t s = 0; s < S; ++s) {
+      const double c = pr.cost[p][s];
+      if (!std::isfinite(c)) continue;
+      // A solver that is done at zero cost is the best; any positive cost against it is
+      // an unbounded ratio.
+      pr.ratio[p][s] = c == best ? 1.0 : (best > 0 ? c / best : kInf);
+    }
+  }
+  pr.solved.assign(S, 0);
+  pr.geomean_ratio.assign(S, kNaN);
+  for (std::size_t s = 0; s < S; ++s) {
+    double log_sum = 0;
+    for (std::size_t p = 0; p < pr.ratio.size(); ++p)
+      if (std::isfinite(pr.ratio[p][s])) {
+        ++pr.solved[s];
+        log_sum += std::log(pr.ratio[p][s]);
+      }
+    if (pr.solved[s] > 0) pr.geomean_ratio[s] = std::exp(log_sum / pr.solved[s]);
+  }
+  pr.ranking.resize(S);
+  for (std::size_t s = 0; s < S; ++s) pr.ranking[s] = s;
+  std::stable_sort(pr.ranking.begin(), pr.ranking.end(), [&](std::size_t a, std::size_t b) {
+    if (pr.solved[a] != pr.solved[b]) return pr.solved[a] > pr.solved[b];
+    const double ga = std::isfinite(pr.geomean_ratio[a]) ? pr.geomean_ratio[a] : kInf;
+    const double gb = std::isfinite(pr.geomean_ratio[b]) ? pr.geomean_ratio[b] : kInf;
+    return ga < gb;
+  });
+  return pr;
+}
+
+std::vector<double> Profile::ratios_of(std::size_t s) const {
+  std::vector<double> v;
+  for (const auto& row : ratio) v.push_back(row[s]);
+  return v;
+}
+
+std::vector<double> Profile::costs_of(std::size_t s) const {
+  std::vector<double> v;
+  for (const auto& row : cost) v.push_back(row[s]);
+  return v;
+}
+
+namespace {
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// The breakpoints of a step function counting values <= t: the sorted distinct finite values,
+// with the fraction reached at each.
+std::pair<std::vector<double>, std::vector<double>> steps(std::vector<double> values, std::size_t problems) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<double> fractions;
+  for (double v : values) fractions.push_back(profile_fraction(values, problems, v));
+  return {values, fractions};
+}
+
+}  // namespace
+
+json profile_json(const Profile& pr) {
+  json out = {{"measure", pr.measure}, {"y", pr.y}, {"tol", pr.tol}, {"problems", pr.problems}, {"levels", pr.levels},
+              {"solvers", json::array()}};
+  for (std::size_t s = 0; s < pr.solvers.size(); ++s) {
+    json cost = json::array(), ratio = json::array();
+    for (std::size_t p = 0; p < pr.problems.size(); ++p) {
+      cost.push_back(num(pr.cost[p][s]));
+      ratio.push_back(num(pr.ratio[p][s]));
+    }
+    auto [tau, rho] = steps(pr.ratios_of(s), pr.problems.size());
+    auto [alpha, d] = steps(pr.costs_of(s), pr.problems.size());
+    // rho at each breakpoint counts all ratios <= it (ties included)
+    for (std::size_t i = 0; i < tau.size(); ++i) rho[i] = profile_fraction(pr.ratios_of(s), pr.problems.size(), tau[i]);
+    for (std::size_t i = 0; i < alpha.size(); ++i) d[i] = profile_fraction(pr.costs_of(s), pr.problems.size(), alpha[i]);
+    out["solvers"].push_back({{"solver", pr.solvers[s]},
+                              {"cost", cost},
+                              {"ratio", ratio},
+                              {"solved", pr.solved[s]},
+                              {"geomean_ratio", num(pr.geomean_ratio[s])},
+                              {"performance_profile", {{"tau", tau}, {"rho", rho}}},
+                              {"data_profile", {{"alpha", alpha}, {"d", d}}}});
+  }
+  json rank = json::array();
+  for (std::size_t s : pr.ranking) rank.push_back(pr.solvers[s]);
+  out["ranking"] = rank;
+  return out;
+}
+
+Table profile_table(const Profile& pr) {
+  Table t{{"rank", "solver", "solved", "of", "geomean ratio", "median cost (solved)"}, {}};
+  for (std::size_t i = 0; i < pr.ranking.size(); ++i) {
+    const std::size_t s = pr.ranking[i];
+    std::vector<double> solved;
+    for (std::size_t p = 0; p < pr.problems.size(); ++p)
+      if (std::isfinite(pr.cost[p][s])) solved.push_back(pr.cost[p][s]);
+    t.rows.push_back({std::to_string(i + 1), pr.solvers[s], std::to_string(pr.solved[s]),
+                      std::to_string(pr.problems.size()), format_number(pr.geomean_ratio[s]),
+                      format_number(median_of(solved))});
+  }
+  return t;
+}
+
+std::string format_profile(const Profile& pr, TableFormat format) {
+  std::string s = render_heading(
+      fmt::format("Performance profile summary: {} to reach {} <= {:g} over {} problems", pr.measure, pr.y, pr.tol,
+                  pr.problems.size()),
+      format);
+  s += render_line(
+      "cost = median over repeats of the first " + pr.measure +
+          " at which the (relative, where a certified bound exists) suboptimality reaches the tolerance; "
+          "ratio = cost / best cost on the problem; geomean over the problems the solver solved",
+      format);
+  return s + render_table(profile_table(pr), format, format == TableFormat::text ? "  " : "") + "\n";
+}
+
+}  // namespace dualgap::compare

@@ -1,0 +1,139 @@
+// The registry of compare series (see series.hpp): one entry per quantity.
+#include "compare/series.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "compare/model.hpp"
+
+namespace dualgap::compare {
+
+namespace {
+
+using Values = std::vector<double>;
+
+Values column(const Run& run, const char* name) {
+  const auto* c = run.column(name);
+  return c ? *c : Values{};
+}
+
+template <class F>
+Values map_column(const Run& run, const char* name, F f) {
+  Values out = column(run, name);
+  for (double& v : out) v = f(v);
+  return out;
+}
+
+SeriesDef x_axis(std::string name, std::string label, std::string unit, std::function<Values(const SeriesInput&)> f) {
+  SeriesDef d;
+  d.name = std::move(name);
+  d.label = std::move(label);
+  d.unit = std::move(unit);
+  d.role = SeriesDef::Role::x;
+  d.compute = std::move(f);
+  return d;
+}
+
+SeriesDef y_axis(std::string name, std::string label, std::string unit, bool convergence, bool scale_by_dual,
+                 bool needs_objective, std::function<Values(const SeriesInput&)> f) {
+  SeriesDef d;
+  d.name = std::move(name);
+  d.label = std::move(label);
+  d.unit = std::move(unit);
+  d.convergence = convergence;
+  d.scale_by_dual_bound = scale_by_dual;
+  d.needs_objective = needs_objective;
+  d.compute = std::move(f);
+  return d;
+}
+
+std::function<Values(const SeriesInput&)> raw(const char* name) {
+  return [name](const SeriesInput& in) { return column(in.run, name); };
+}
+
+std::vector<SeriesDef> build() {
+  std::vector<SeriesDef> r;
+  // ---- x axes ----
+  r.push_back(x_axis("passes", "passes over the data", "", raw("passes")));
+  r.push_back(x_axis("oracle_calls", "exact oracle calls", "", raw("oracle_calls")));
+  r.push_back(x_axis("approx_oracle_calls", "approximate oracle calls", "", raw("approx_oracle_calls")));
+  // time includes oracle time: replayed time = (time - oracle_time) + k * oracle_time.
+  r.push_back(x_axis("time", "solver time", "s", [](const SeriesInput& in) {
+    Values out = column(in.run, "time");
+    const auto* ot = in.run.column("oracle_time");
+    if (in.oracle_cost != 1.0 && ot)
+      for (std::size_t i = 0; i < out.size() && i < ot->size(); ++i)
+        if (std::isfinite((*ot)[i])) out[i] += (in.oracle_cost - 1.0) * (*ot)[i];
+    return out;
+  }));
+  r.push_back(x_axis("time_recorded", "solver time (as recorded)", "s", raw("time")));
+  r.push_back(x_axis("oracle_time", "time in exact oracle", "s", [](const SeriesInput& in) {
+    return map_column(in.run, "oracle_time", [&](double v) { return in.oracle_cost * v; });
+  }));
+  // ---- y: convergence measures against the best bounds of the run's exact problem ----
+  r.push_back(y_axis("primal_subopt", "primal suboptimality P - D_best", "", true, true, true,
+                     [](const SeriesInput& in) {
+                       if (!std::isfinite(in.run.best_lower)) return Values{};
+                       return map_column(in.run, "primal", [&](double v) { return v - in.run.best_lower; });
+                     }));
+  r.push_back(y_axis("dual_subopt", "dual suboptimality P_best - D", "", true, true, true, [](const SeriesInput& in) {
+    if (!std::isfinite(in.run.best_lower) || !std::isfinite(in.run.best_upper)) return Values{};
+    return map_column(in.run, "dual", [&](double v) { return in.run.best_upper - v; });
+  }));
+  r.push_back(y_axis("gap", "duality gap", "", true, true, true, raw("gap")));
+  r.push_back(y_axis("rel_objective", "relative objective (F - F_best)/|F_best|", "", true, false, true,
+                     [](const SeriesInput& in) {
+                       if (!std::isfinite(in.run.best_upper)) return Values{};
+                       const double scale = std::max(std::abs(in.run.best_upper), 1e-300);
+                       return map_column(in.run, "primal",
+                                         [&](double v) { return (v - in.run.best_upper) / scale; });
+                     }));
+  // ---- y: raw values ----
+  r.push_back(y_axis("primal", "primal objective", "", false, false, true, raw("primal")));
+  r.push_back(y_axis("dual", "dual objective", "", false, false, true, raw("dual")));
+  r.push_back(y_axis("train_error", "train error", "fraction", false, false, false, raw("train_error")));
+  r.push_back(y_axis("test_error", "test error", "fraction", false, false, false, raw("test_error")));
+  return r;
+}
+
+}  // namespace
+
+const std::vector<SeriesDef>& series_registry() {
+  static const std::vector<SeriesDef> registry = build();
+  return registry;
+}
+
+const SeriesDef* find_series(const std::string& name) {
+  for (const auto& d : series_registry())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+bool is_convergence(const std::string& name) {
+  const SeriesDef* d = find_series(name);
+  return d && d->convergence;
+}
+
+std::string axis_label(const std::string& name, double oracle_cost) {
+  const SeriesDef* d = find_series(name);
+  if (!d) {
+    std::string s = name;
+    std::replace(s.begin(), s.end(), '_', ' ');
+    return s;
+  }
+  std::string s = d->label;
+  if (!d->unit.empty()) s += " [" + d->unit + "]";
+  if (oracle_cost != 1.0 && (name == "time" || name == "oracle_time"))
+    s += fmt::format(" (exact oracle cost x{:g}, replayed)", oracle_cost);
+  return s;
+}
+
+std::vector<double> series(const RunSet& set, const Run& run, const std::string& name, double oracle_cost) {
+  if (const SeriesDef* d = find_series(name)) return d->compute(SeriesInput{set, run, oracle_cost});
+  if (auto* c = run.column(name)) return *c;
+  return {};
+}
+
+}  // namespace dualgap::compare

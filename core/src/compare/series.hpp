@@ -1,0 +1,56 @@
+// The one registry of what `dualgap compare` can put on an axis or in a table: every quantity's
+// name, label, unit, how it is computed from a run, and whether it is a convergence measure
+// (decreasing to 0, read on log axes, measured at relative levels). Tables, figures, the HTML
+// report, the CSV export and performance profiles all look quantities up here, so a new
+// plotted quantity is one entry in series.cpp.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dualgap/api.hpp"
+
+namespace dualgap::compare {
+
+struct Run;
+struct RunSet;
+
+/// What a series computation sees: the run, its set (for bounds) and the oracle-cost replay.
+struct SeriesInput {
+  const RunSet& set;
+  const Run& run;
+  double oracle_cost = 1.0;
+};
+
+struct SeriesDef {
+  std::string name;
+  std::string label;  ///< axis label without the unit
+  std::string unit;   ///< "" when dimensionless
+  enum class Role { x, y } role = Role::y;
+  /// Decreases to 0 at the optimum (suboptimalities, gaps): log axes once it spans a decade,
+  /// and tables may measure it relative to the best bound (--levels relative).
+  bool convergence = false;
+  /// --levels relative divides this series by |D_best| (the best certified dual) of the run's
+  /// problem; false for series that are relative already or are not objective differences.
+  bool scale_by_dual_bound = false;
+  /// Needs a recorded objective (primal): a run without one shows n/a, never "censored".
+  bool needs_objective = false;
+  /// Empty when the run does not have what the series needs.
+  std::function<std::vector<double>(const SeriesInput&)> compute;
+};
+
+/// Every registered series, in the order selectors list them (x axes first).
+DUALGAP_API const std::vector<SeriesDef>& series_registry();
+
+/// The registered series `name`; nullptr for a raw curve column that is not registered
+/// (such columns are plotted as they are, see series()).
+DUALGAP_API const SeriesDef* find_series(const std::string& name);
+
+/// "label [unit]", with the oracle-cost replay stated on replayed time axes.
+DUALGAP_API std::string axis_label(const std::string& name, double oracle_cost = 1.0);
+
+/// True when `name` is a convergence measure (registered as one).
+DUALGAP_API bool is_convergence(const std::string& name);
+
+}  // namespace dualgap::compare
