@@ -85,9 +85,9 @@ json base_json(const RunSpec& run, const std::string& hash) {
 }
 
 // run.json's "objective": what the core scored (family, loss, lambda, ...) and, when there is
-// one, the oracle that defines the loss. Runs are compared only within one objective: the
-// problem and group keys of the expansion are refined by it, so that compare never ranks runs of
-// different objectives against one bound (e.g. square and logistic least squares on one data set).
+// one, the oracle that defines the loss. compare groups runs by objective_key within a problem
+// (group_key), so that it never ranks runs of different objectives against one bound (e.g.
+// square and logistic least squares on one data set).
 void describe_objective(json& out, const RunSpec& run, const Objective& objective) {
   json o = objective.describe();
   const json& oracle = run.config["oracle"];
@@ -95,14 +95,8 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   if (run.config["problem"].contains("reference")) o["reference"] = run.config["problem"]["reference"];
   Fnv64 k;
   k.add(o.dump());
-  const std::string key = k.hex();
   out["objective"] = o;
-  out["objective_key"] = key;
-  Fnv64 p, g;
-  p.add(run.problem_key + ":" + key);
-  g.add(run.group_key + ":" + key);
-  out["problem_key"] = p.hex();
-  out["group_key"] = g.hex();
+  out["objective_key"] = k.hex();
 }
 
 

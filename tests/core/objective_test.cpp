@@ -183,7 +183,7 @@ TEST_CASE("a sweep over one solver's parameter labels its series and does not du
   CHECK(m1["group_key"] == m2["group_key"]);  // one problem: two series, not one band
 }
 
-TEST_CASE("runs of different objectives on one data set get different objective and problem keys") {
+TEST_CASE("runs of different objectives on one data set get different objective keys; compare keeps them apart") {
   TempDir dir;
   write_text(dir.path / "exp.yaml",
              "name: ls\n"
@@ -204,7 +204,42 @@ TEST_CASE("runs of different objectives on one data set get different objective 
     CHECK(j["objective"]["family"] == "least_squares");
   }
   CHECK(objective_keys.size() == 3);
-  CHECK(problem_keys.size() == 3);
+  CHECK(problem_keys.size() == 1);  // one data set and split: compare separates them by objective
+  auto c = run_cli("compare " + (dir.path / "res").string() + " --table");
+  INFO(c.output);
+  CHECK(c.code == 0);
+  CHECK(c.output.find("never measured against one bound") != std::string::npos);
+}
+
+TEST_CASE("problem.reference: compare measures suboptimality against a known value or a solver's best primal") {
+  TempDir dir;
+  write_text(dir.path / "exp.yaml",
+             "name: ref\n"
+             "data: {plugin: synthetic_multiclass, n: 40, d: 4, K: 3}\n"
+             "problem: {reference: {solver: long}}\n"
+             "solvers:\n"
+             "  - {name: long, plugin: gls, params: {link: softmax}}\n"
+             "  - {name: short, plugin: gls, params: {link: softmax, tol: 1e-3}}\n"
+             "stop: {max_passes: 40}\n");
+  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  auto j = read_json(dir.path / "res" / "ref" / "short__r0" / "run.json");
+  CHECK(j["objective"]["reference"]["solver"] == "long");
+  CHECK(j["curve"]["dual"][0].is_null());  // logistic: no certified dual
+  auto c = run_cli("compare " + (dir.path / "res").string() + " --table --y primal_subopt");
+  INFO(c.output);
+  CHECK(c.code == 0);
+  CHECK(c.output.find("problem.reference: the best primal of solver long") != std::string::npos);
+  // A reference naming no solver of the experiment is a configuration error.
+  write_text(dir.path / "bad.yaml", "name: ref\n"
+                                    "data: {plugin: synthetic_multiclass, n: 40, d: 4, K: 3}\n"
+                                    "problem: {reference: {solver: nobody}}\n"
+                                    "solvers:\n  - {name: long, plugin: gls}\n");
+  auto b = run_cli("validate " + (dir.path / "bad.yaml").string());
+  CHECK(b.code == 2);
+  CHECK(b.output.find("problem.reference.solver 'nobody' is not a solver of this experiment (solvers: long)") !=
+        std::string::npos);
 }
 
 TEST_CASE("evaluate reproduces the recorded test error from saved iterates and scores another test file") {

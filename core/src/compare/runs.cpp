@@ -437,6 +437,31 @@ void group_runs(RunSet& set, const std::string& order) {
     s = run.summary.find("dual");
     if (s != run.summary.end() && std::isfinite(s->second) && !(s->second <= lower)) lower = s->second;
   }
+  // problem.reference (issue 14): for an objective without a certified dual, the bound that
+  // suboptimality is measured against is a known optimum ({value: F}) or the best primal a named
+  // solver reached on the same exact problem ({solver: NAME}).
+  std::map<std::string, std::string> reference_notes;  // bound_key -> what the bound is
+  for (const Run& run : set.runs) {
+    const auto ref = run.objective.is_object() ? run.objective.value("reference", nlohmann::json()) : nlohmann::json();
+    if (!ref.is_object() || reference_notes.count(run.bound_key)) continue;
+    double& lower = bounds[run.bound_key].second;
+    if (ref.contains("value") && ref["value"].is_number()) {
+      lower = ref["value"].get<double>();
+      reference_notes[run.bound_key] = fmt::format("problem.reference: the known value {}", lower);
+    } else if (ref.contains("solver") && ref["solver"].is_string()) {
+      const std::string name = ref["solver"];
+      double best = kNaN;
+      for (const Run& other : set.runs)
+        if (other.bound_key == run.bound_key && (other.solver == name || other.solver_name == name))
+          if (auto* primal = other.column("primal"))
+            for (double v : *primal)
+              if (std::isfinite(v) && !(v >= best)) best = v;
+      lower = best;
+      reference_notes[run.bound_key] =
+          std::isfinite(best) ? fmt::format("problem.reference: the best primal of solver {} ({})", name, best)
+                              : fmt::format("problem.reference: solver {} recorded no primal here", name);
+    }
+  }
   for (Run& run : set.runs) std::tie(run.best_upper, run.best_lower) = bounds[run.bound_key];
 
   for (auto& p : set.problems) {
@@ -461,6 +486,8 @@ void group_runs(RunSet& set, const std::string& order) {
         }
     const Run& first = set.runs[p.runs.front()];
     p.objective_key = first.objective_key;
+    if (auto note = reference_notes.find(first.bound_key); note != reference_notes.end())
+      p.note = "Suboptimality is measured against " + note->second + " (no certified dual).";
     p.label = problem_label(first, problems_per_experiment[first.experiment] > 1);
   }
   // Problems on the same data with different objectives: say why they are apart.
@@ -469,7 +496,7 @@ void group_runs(RunSet& set, const std::string& order) {
   for (auto& [data, list] : by_data)
     if (list.size() > 1)
       for (std::size_t i : list)
-        set.problems[i].note = fmt::format(
+        set.problems[i].note += std::string(set.problems[i].note.empty() ? "" : " ") + fmt::format(
             "Objective {} is shown apart from {} other objective(s) on the same data: runs of different "
             "objectives are never measured against one bound.",
             set.problems[i].objective_key.empty() ? std::string("(unnamed)") : set.problems[i].objective_key,
