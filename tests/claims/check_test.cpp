@@ -62,8 +62,8 @@ std::vector<double> gap_reaching(int hit, int length) {
 struct Fixture {
   test::TempDir dir;
   fs::path results() const { return dir.path / "results"; }
-  fs::path claims(const std::string& body) const {
-    const fs::path p = dir.path / "claims.yaml";
+  fs::path claims(const std::string& body, const std::string& name = "claims.yaml") const {
+    const fs::path p = dir.path / name;
     std::ofstream(p) << "paper: test\nexperiment: e\nclaims:\n" << body;
     return p;
   }
@@ -195,7 +195,7 @@ TEST_CASE("check: the command line's verdicts, formats and exit status") {
   CHECK(r.output.find("[measured elsewhere] ext (T2)") != std::string::npos);
   // --strict: an external claim is not a failure, a claim that reads no run is.
   CHECK(run_cli("check " + f.results().string() + " --claims " + holds.string() + " --strict").code == 0);
-  const auto unmeasurable = f.claims("  - {id: u, ref: Fig. 4, fewer: {a: MP, b: Nobody, to: {gap: 1e-2}}}\n");
+  const auto unmeasurable = f.claims("  - {id: u, ref: Fig. 4, fewer: {a: MP, b: Nobody, to: {gap: 1e-2}}}\n", "u.yaml");
   CHECK(run_cli("check " + f.results().string() + " --claims " + unmeasurable.string()).code == 0);
   CHECK(run_cli("check " + f.results().string() + " --claims " + unmeasurable.string() + " --strict").code == 1);
   auto md = run_cli("check " + f.results().string() + " --claims " + holds.string() + " --format markdown");
@@ -204,7 +204,7 @@ TEST_CASE("check: the command line's verdicts, formats and exit status") {
         std::string::npos);
   CHECK(md.output.find("| **holds** |") != std::string::npos);
 
-  const auto fails = f.claims("  - {id: f, ref: Fig. 4, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 5}}\n");
+  const auto fails = f.claims("  - {id: f, ref: Fig. 4, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 5}}\n", "f.yaml");
   CHECK(run_cli("check " + f.results().string() + " --claims " + fails.string()).code == 1);
 }
 
