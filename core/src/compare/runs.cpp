@@ -222,7 +222,8 @@ Run parse_run(const json& doc, const std::string& path) {
   std::string config_solver;
   if (config.is_object() && config.contains("solver") && config["solver"].is_object())
     config_solver = string_or(config["solver"], "name", string_or(config["solver"], "plugin"));
-  run.solver = string_or(doc, "solver", config_solver.empty() ? std::string("?") : config_solver);
+  // Series label (issue 14: top-level "label"), else the solver's name.
+  run.solver = string_or(doc, "label", string_or(doc, "solver", config_solver.empty() ? std::string("?") : config_solver));
   run.status = string_or(doc, "status", "unknown");
   run.message = string_or(doc, "message");
   run.bound_key = problem_key_of(doc);
