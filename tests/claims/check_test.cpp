@@ -126,6 +126,9 @@ TEST_CASE("check: lower_final at iterations, order, share, final, selectors") {
     write(f.results(), make_run("e", "CW", r, std::vector<double>(20, 1), std::vector<double>(20, 0.9), 1e-3));
     write(f.results(), make_run("e", "MB", r, std::vector<double>(20, 1), mb, 1e-3));
     write(f.results(), make_run("e", "Ada", r, std::vector<double>(20, 1), ada, 1e-3));
+    json done = make_run("e", "Done", r, std::vector<double>(10, 1), std::vector<double>(10, 0.2), 1e-3);
+    done["status"] = "done";  // converged after 10 passes: its model no longer changes
+    write(f.results(), done);
   }
   auto out = f.evaluate(f.claims(R"(
   - id: early
@@ -140,6 +143,9 @@ TEST_CASE("check: lower_final at iterations, order, share, final, selectors") {
   - id: beyond
     ref: Fig. 2
     lower_final: {metric: test_error, a: {solver: CW, where: {problem.lambda: 1e-5}}, b: [Ada], at: [50]}
+  - id: converged
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: Done, b: [Ada], at: [15]}
   - {id: order, ref: T1, order: {metric: test_error, ascending: [{solver: CW, where: {problem.lambda: 1e-5}}, Ada]}}
   - {id: order-bad, ref: T1, order: {metric: test_error, ascending: [Ada, MB]}}
   - {id: share, ref: S4, share: {a: MB, column: oracle_time, of: time, below: 0.25}}
@@ -147,19 +153,20 @@ TEST_CASE("check: lower_final at iterations, order, share, final, selectors") {
   - {id: memory, ref: S4, final: {a: MB, metric: peak_rss_bytes, below: 1e8}}
   - {id: ext, ref: T2, external: measured by a script}
 )"));
-  REQUIRE(out.size() == 10);
+  REQUIRE(out.size() == 11);
   CHECK(out[0].verdict == check::Verdict::holds);  // at 5: 0.26 < 0.36, 0.5; at 10: 0.21 < 0.31, 0.5
   CHECK(out[0].measured.find("at passes 5: CW (problem.lambda 1e-05) 0.26") != std::string::npos);
   CHECK(out[1].verdict == check::Verdict::fails);  // final: 0.11 > 0.05
   CHECK(out[2].verdict == check::Verdict::fails);  // 0.9 > 0.5
-  CHECK(out[3].verdict == check::Verdict::not_measurable);  // runs end at pass 20
-  CHECK(out[4].verdict == check::Verdict::holds);
-  CHECK(out[5].verdict == check::Verdict::fails);  // Ada 0.5 > MB 0.05
-  CHECK(out[6].verdict == check::Verdict::holds);  // 0.2 < 0.25
-  CHECK(out[7].verdict == check::Verdict::fails);
-  CHECK(out[8].verdict == check::Verdict::holds);
-  CHECK(out[9].verdict == check::Verdict::not_measurable);
-  CHECK(out[9].reason == "measured by a script");
+  CHECK(out[3].verdict == check::Verdict::not_measurable);  // runs stopped by their budget at pass 20
+  CHECK(out[4].verdict == check::Verdict::holds);           // converged at 10: 0.2 at 15 < 0.5
+  CHECK(out[5].verdict == check::Verdict::holds);
+  CHECK(out[6].verdict == check::Verdict::fails);  // Ada 0.5 > MB 0.05
+  CHECK(out[7].verdict == check::Verdict::holds);  // 0.2 < 0.25
+  CHECK(out[8].verdict == check::Verdict::fails);
+  CHECK(out[9].verdict == check::Verdict::holds);
+  CHECK(out[10].verdict == check::Verdict::not_measurable);
+  CHECK(out[10].reason == "measured by a script");
 }
 
 TEST_CASE("check: a target at b's final value, paired by data split") {

@@ -111,13 +111,16 @@ std::vector<double> column(const RunSet& set, const Run& run, const std::string&
   return s;
 }
 
-/// The run's value of `metric` at x = at (last checkpoint with x <= at; NaN when the run
-/// stopped before at), or its final value when `at` is NaN.
+/// The run's value of `metric` at x = at (last checkpoint with x <= at), or its final value when
+/// `at` is NaN. Beyond its last checkpoint a run that finished by itself (status done: converged,
+/// e.g. boosting whose best edge is <= 1) keeps its final value; one stopped by a budget has none.
 double value_at(const RunSet& set, const Run& run, const std::string& metric, const std::string& at_x, double at) {
   const auto y = column(set, run, metric);
   if (!std::isfinite(at)) return last_finite(y);
   const auto x = column(set, run, at_x);
-  return resample_step(x, y, {at})[0];
+  const double v = resample_step(x, y, {at})[0];
+  if (std::isnan(v) && run.status == "done" && last_finite(x) < at) return last_finite(y);
+  return v;
 }
 
 struct Medians {
@@ -272,17 +275,17 @@ Outcome order(const RunSet& set, const ClaimsFile& file, const Claim& c) {
   return o;
 }
 
-Outcome threshold(const ClaimsFile&, const Claim& c, const std::vector<double>& values, const std::string& what) {
+Outcome threshold(const Claim& c, const std::vector<double>& values, const std::string& what) {
   Outcome o;
   const Medians m = median_over(values);
   const bool below = std::isfinite(c.below);
   o.measured = fmt::format("{} median {} [{}/{} runs] ({} {})", what, format_number(m.median), m.n, m.total,
                            below ? "need <" : "need >", format_number(below ? c.below : c.above));
-  if (m.n > 0) {
-    const auto [mn, mx] = std::minmax_element(values.begin(), values.end(), [](double x, double y) {
-      return std::isfinite(x) && (!std::isfinite(y) || x < y);
-    });
-    if (m.n > 1) o.measured += fmt::format(", range [{}, {}]", format_number(*mn), format_number(*mx));
+  if (m.n > 1) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (double v : values)
+      if (std::isfinite(v)) mn = std::min(mn, v), mx = std::max(mx, v);
+    o.measured += fmt::format(", range [{}, {}]", format_number(mn), format_number(mx));
   }
   if (!std::isfinite(m.median)) {
     o.reason = m.total == 0 ? "no runs" : "no value recorded";
@@ -313,11 +316,11 @@ Outcome evaluate(const RunSet& set, const ClaimsFile& file, const Claim& c, bool
       const double part = last_finite(column(set, *r, c.x)), whole = last_finite(column(set, *r, c.metric));
       v.push_back(whole > 0 ? part / whole : kNaN);
     }
-    o = threshold(file, c, v, fmt::format("{} {}/{}", side_name(c.a[0]), c.x, c.metric));
+    o = threshold(c, v, fmt::format("{} {}/{}", side_name(c.a[0]), c.x, c.metric));
   } else if (c.kind == "final") {
     std::vector<double> v;
     for (const Run* r : select(set, file, c.a[0])) v.push_back(value_at(set, *r, c.metric, c.at_x, kNaN));
-    o = threshold(file, c, v, fmt::format("{} final {}", side_name(c.a[0]), c.metric));
+    o = threshold(c, v, fmt::format("{} final {}", side_name(c.a[0]), c.metric));
   } else {
     o.reason = c.note;
   }
