@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "datafetch/registry.hpp"
 #include "util.hpp"
 
 namespace dualgap {
@@ -345,8 +346,9 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
       const char* data = std::getenv("DUALGAP_DATA");
       throw ConfigError(fmt::format(
           "{}: {} (plugin {}): parameter '{}': file not found: {} (DUALGAP_DATA is {}; the shared data sets and "
-          "their provenance are described in shared/data/README.md)",
-          loc, what, name, spec.name, value, data ? std::string("'") + data + "'" : std::string("not set")));
+          "their provenance are described in shared/data/README.md){}",
+          loc, what, name, spec.name, value, data ? std::string("'") + data + "'" : std::string("not set"),
+          datafetch::fetch_hint(value)));
     }
   }
   return json{{"plugin", name}, {"params", params}};

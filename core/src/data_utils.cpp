@@ -1,6 +1,8 @@
 // Shared helpers of the dataset plugins (see dualgap/data_utils.hpp).
 #include "dualgap/data_utils.hpp"
 
+#include "datafetch/registry.hpp"
+
 #include <algorithm>
 #include <boost/iostreams/copy.hpp>
 #include <boost/iostreams/device/array.hpp>
@@ -91,7 +93,7 @@ std::string resolve_data_path(const std::string& path_in, const std::string& rol
           while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
           auto slash = rest.find('/');
           msg += "; set DUALGAP_DATA to the shared data folder (export DUALGAP_DATA=<repo>/shared/data)" +
-                 section_hint(slash == std::string::npos ? "" : rest.substr(0, slash));
+                 section_hint(slash == std::string::npos ? "" : rest.substr(0, slash)) + datafetch::fetch_hint(path_in);
         }
         throw DataError(msg);
       }
@@ -104,7 +106,7 @@ std::string resolve_data_path(const std::string& path_in, const std::string& rol
   std::error_code ec;
   if (fs::is_directory(out, ec)) throw DataError(who + out + ": is a directory, expected a data file");
   if (!fs::exists(out, ec)) {
-    std::string msg = who + out + ": no such file";
+    std::string msg = who + out + ": no such file" + datafetch::fetch_hint(out);
     const std::string section = dataset_section(out, root);
     if (used_data_var || !section.empty()) {
       msg += "; the path is under DUALGAP_DATA=" + root +

@@ -1,4 +1,4 @@
-// dualgap command line: run, validate, plugins, describe, compare, evaluate, new-plugin.
+// dualgap command line: run, validate, plugins, describe, compare, check, data, evaluate, new-plugin.
 // Exit status: 0 success, 1 a run or the tool failed, 2 bad usage or invalid configuration.
 #include <fnmatch.h>
 #include <unistd.h>
@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "check/claims.hpp"
 #include "compare/compare.hpp"
 #include "evaluate.hpp"
+#include "datafetch/registry.hpp"
 #include "config.hpp"
 #include "loader.hpp"
 #include "runner.hpp"
@@ -32,6 +34,8 @@ commands:
   describe PLUGIN           print a plugin's summary and parameter schema
   compare RESULTS...        tables, HTML report and figures from recorded runs
   evaluate RESULTS...       re-score finished runs from their saved iterates (e.g. on another test file)
+  check RESULTS...          evaluate the papers' claims (experiments/*/claims.yaml) on recorded runs
+  data list|fetch NAME...   the real data sets, their sources and checksums; download and verify them
   new-plugin KIND NAME      write a working plugin skeleton (dataset, features, oracle, solver)
 
 'dualgap <command> --help' describes each command. Plugin path: the build tree, the install
@@ -275,6 +279,8 @@ int main(int argc, char** argv) {
     if (cmd == "describe") return cmd_describe(args);
     if (cmd == "compare") return compare::compare_main(args);
     if (cmd == "evaluate") return evaluate_main(args);
+    if (cmd == "check") return check::check_main(args);
+    if (cmd == "data") return datafetch::data_main(args);
     if (cmd == "new-plugin") return scaffold::new_plugin_main(args);
     std::cerr << "dualgap: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;

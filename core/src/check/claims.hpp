@@ -1,0 +1,81 @@
+// `dualgap check`: a paper's claims as statements evaluated on recorded runs.
+//
+// An experiment folder's claims.yaml lists the claims of its figure or table in a small
+// vocabulary (fewer, faster, lower_final, order, share, final, external; see docs/check.md).
+// Runs are read with compare's loader, so grouping, reference bounds, derived series
+// (primal_subopt, rel_objective, ...) and censoring are exactly those of `dualgap compare`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/model.hpp"
+#include "dualgap/api.hpp"
+
+namespace dualgap::check {
+
+/// Which runs one side of a claim reads: a series label (the solver name of the experiment),
+/// optionally restricted to one experiment and to configuration values (dotted keys into the
+/// run's data/features/oracle/problem sections, e.g. problem.lambda: 1e-3).
+struct Side {
+  std::string solver;
+  std::string experiment;  ///< empty: the claim's (or the file's) experiment, if any
+  std::map<std::string, nlohmann::json> where;
+};
+
+struct Claim {
+  std::string id, kind, ref, text, paper, line;  ///< line: "file:line" for messages
+  bool full_scale_only = false;                  ///< `scale: full`: not checked at CI scale
+  std::vector<Side> a, b;                        ///< b: one or more (lower_final); order: a = the list
+  std::string x;                                 ///< fewer/faster: axis; share: column
+  std::string metric;                            ///< lower_final, order, final: column; share: `of`
+  std::string to_metric;                         ///< fewer/faster: the column of the target
+  double to_value = compare::kNaN;               ///< ... and its level
+  bool to_b_final = false;                       ///< target = b's final value (x (1 + rel))
+  double rel = 0;
+  double by = 1;                                 ///< fewer/faster: ratio required; lower_final: factor
+  double below = compare::kNaN, above = compare::kNaN;
+  std::vector<double> at;                        ///< lower_final/order: values of `at_x` (else final)
+  std::string at_x = "passes";
+  bool strict = false;                           ///< order: strictly ascending
+  std::string note;                              ///< external: where it is measured
+};
+
+struct ClaimsFile {
+  std::string path, paper, experiment;
+  std::vector<Claim> claims;
+};
+
+/// Reads a claims.yaml. Throws std::runtime_error naming file, line and what was expected.
+DUALGAP_API ClaimsFile read_claims(const std::string& path);
+
+enum class Verdict { holds, fails, not_measurable, skipped };
+DUALGAP_API const char* to_string(Verdict v);
+
+struct Outcome {
+  const Claim* claim = nullptr;
+  Verdict verdict = Verdict::not_measurable;
+  std::string measured;  ///< the measured figures, e.g. "MP-BCFW 1.5e5 [1.2e5, 1.8e5] 10/10 vs ..."
+  std::string reason;    ///< why not measurable / why it fails, when not obvious from `measured`
+};
+
+/// Evaluates one claim on the runs (skipped when `ci_scale` and the claim is full-scale only).
+DUALGAP_API Outcome evaluate(const compare::RunSet& runs, const ClaimsFile& file, const Claim& claim,
+                             bool ci_scale);
+
+/// Text (one block per claim) or a Markdown table (the README's results table). Markdown rows
+/// start with `row_prefix` (the folder, when several files make one table); `header` prints the
+/// table head.
+DUALGAP_API std::string format_outcomes(const ClaimsFile& file, const std::vector<Outcome>& outcomes,
+                                        const std::string& format, const std::string& row_prefix = "",
+                                        bool header = true);
+DUALGAP_API nlohmann::json outcomes_json(const ClaimsFile& file, const std::vector<Outcome>& outcomes);
+
+/// Entry point of `dualgap check ARGS...`. 0: every measurable claim holds; 1: a claim fails
+/// (or, with --strict, is not measurable), or the tool failed; 2: bad usage or a bad claims file.
+DUALGAP_API int check_main(const std::vector<std::string>& args);
+
+}  // namespace dualgap::check

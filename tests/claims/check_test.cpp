@@ -1,0 +1,247 @@
+// `dualgap check` on hand-made run.json files whose verdicts are worked out by hand.
+#include <fstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "check/claims.hpp"
+#include "core/cli_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace dualgap;
+using dualgap::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+/// One run: `x` (oracle_calls = passes x 10, time = passes x 0.1) and `y` columns given per
+/// checkpoint; `split` is the data split (problem_key).
+json make_run(const std::string& experiment, const std::string& solver, int repeat, const std::vector<double>& gap,
+              const std::vector<double>& test_error, double lambda = 0.01, const std::string& split = "") {
+  json passes = json::array(), calls = json::array(), time = json::array(), otime = json::array(), primal = json::array();
+  for (std::size_t k = 0; k < gap.size(); ++k) {
+    passes.push_back(k + 1);
+    calls.push_back(10.0 * (k + 1));
+    time.push_back(0.1 * (k + 1));
+    otime.push_back(0.02 * (k + 1));
+    primal.push_back(1.0 + gap[k]);
+  }
+  const std::string key = split.empty() ? "split" + std::to_string(repeat) : split;
+  return {{"schema", "dualgap.run/1"},
+          {"experiment", experiment},
+          {"run_id", solver + "__r" + std::to_string(repeat) + "__l" + std::to_string(lambda)},
+          {"solver", solver},
+          {"status", "budget"},
+          {"problem_key", key + "-" + std::to_string(lambda)},
+          {"group_key", "g-" + std::to_string(lambda)},
+          {"config",
+           {{"data", {{"plugin", "synthetic"}}}, {"problem", {{"lambda", lambda}}}, {"solver", {{"name", solver}}}}},
+          {"curve",
+           {{"passes", passes},
+            {"oracle_calls", calls},
+            {"time", time},
+            {"oracle_time", otime},
+            {"primal", primal},
+            {"gap", gap},
+            {"test_error", test_error}}},
+          {"summary", {{"peak_rss_bytes", 5e7}}}};
+}
+
+void write(const fs::path& root, const json& run) {
+  const fs::path dir = root / run["experiment"].get<std::string>() / run["run_id"].get<std::string>();
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.json") << run.dump();
+}
+
+/// A geometric gap reaching 1e-2 at checkpoint `hit` (1-based) and never below 1e-2 before.
+std::vector<double> gap_reaching(int hit, int length) {
+  std::vector<double> g;
+  for (int k = 1; k <= length; ++k) g.push_back(k < hit ? 0.5 : 0.01 * std::pow(0.5, k - hit));
+  return g;
+}
+
+struct Fixture {
+  test::TempDir dir;
+  fs::path results() const { return dir.path / "results"; }
+  fs::path claims(const std::string& body, const std::string& name = "claims.yaml") const {
+    const fs::path p = dir.path / name;
+    std::ofstream(p) << "paper: test\nexperiment: e\nclaims:\n" << body;
+    return p;
+  }
+  std::vector<check::Outcome> evaluate(const fs::path& claims_path, bool ci = false) {
+    static check::ClaimsFile file;  // outcomes point into it
+    file = check::read_claims(claims_path.string());
+    const auto set = compare::load_runs({results().string()});
+    std::vector<check::Outcome> out;
+    for (const auto& c : file.claims) out.push_back(check::evaluate(set, file, c, ci));
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("check: fewer, by medians over repeats, with censored runs as in compare") {
+  Fixture f;
+  // MP reaches gap 1e-2 at checkpoints 10, 12, 14 (oracle calls 100, 120, 140: median 120);
+  // B at 30, 40, 50 (median 400); C never within 25 checkpoints (budget 250).
+  for (int r = 0; r < 3; ++r) {
+    write(f.results(), make_run("e", "MP", r, gap_reaching(10 + 2 * r, 60), std::vector<double>(60, 0.1)));
+    write(f.results(), make_run("e", "B", r, gap_reaching(30 + 10 * r, 60), std::vector<double>(60, 0.1)));
+    write(f.results(), make_run("e", "C", r, std::vector<double>(25, 0.5), std::vector<double>(25, 0.1)));
+  }
+  auto out = f.evaluate(f.claims(R"(
+  - {id: two, ref: Fig. 1, fewer: {a: MP, b: B, x: oracle_calls, to: {gap: 1e-2}, by: 2}}
+  - {id: four, ref: Fig. 1, fewer: {a: MP, b: B, x: oracle_calls, to: {gap: 1e-2}, by: 4}}
+  - {id: censored-b, ref: Fig. 1, fewer: {a: MP, b: C, to: {gap: 1e-2}, by: 2}}
+  - {id: censored-b-short, ref: Fig. 1, fewer: {a: MP, b: C, to: {gap: 1e-2}, by: 3}}
+  - {id: censored-a, ref: Fig. 1, fewer: {a: C, b: MP, to: {gap: 1e-2}, by: 1}}
+  - {id: nobody, ref: Fig. 1, fewer: {a: MP, b: Nobody, to: {gap: 1e-2}}}
+  - {id: time, ref: Fig. 2, scale: full, faster: {a: MP, b: B, to: {gap: 1e-2}, by: 3}}
+)"));
+  REQUIRE(out.size() == 7);
+  CHECK(out[0].verdict == check::Verdict::holds);  // 400 / 120 = 3.3
+  CHECK(out[0].measured.find("ratio 3.3x") != std::string::npos);
+  CHECK(out[0].measured.find("120 [100, 140] 3/3") != std::string::npos);
+  CHECK(out[1].verdict == check::Verdict::fails);  // 3.3 < 4
+  CHECK(out[2].verdict == check::Verdict::holds);  // > 250 / 120 = 2.08 >= 2
+  CHECK(out[2].measured.find("ratio > 2.1x") != std::string::npos);
+  CHECK(out[3].verdict == check::Verdict::not_measurable);  // > 2.08 cannot show 3
+  CHECK(out[4].verdict == check::Verdict::fails);           // C > 250 while MP needs 120: < 0.48
+  CHECK(out[5].verdict == check::Verdict::not_measurable);
+  CHECK(out[6].verdict == check::Verdict::holds);  // time 4.0 / 1.2 s
+  auto ci = f.evaluate(f.dir.path / "claims.yaml", true);
+  CHECK(ci[6].verdict == check::Verdict::skipped);
+}
+
+TEST_CASE("check: lower_final at iterations, order, share, final, selectors") {
+  Fixture f;
+  for (int r = 0; r < 3; ++r) {
+    // test error per checkpoint: CW 0.30 -> 0.10, MB 0.40 -> 0.12 (crosses CW late: 0.09 at the end)
+    std::vector<double> cw, mb, ada;
+    for (int k = 0; k < 20; ++k) {
+      cw.push_back(0.30 - 0.01 * k);
+      mb.push_back(k < 19 ? 0.40 - 0.01 * k : 0.05);
+      ada.push_back(0.5);
+    }
+    write(f.results(), make_run("e", "CW", r, std::vector<double>(20, 1), cw, 1e-5));
+    write(f.results(), make_run("e", "CW", r, std::vector<double>(20, 1), std::vector<double>(20, 0.9), 1e-3));
+    write(f.results(), make_run("e", "MB", r, std::vector<double>(20, 1), mb, 1e-3));
+    write(f.results(), make_run("e", "Ada", r, std::vector<double>(20, 1), ada, 1e-3));
+    json done = make_run("e", "Done", r, std::vector<double>(10, 1), std::vector<double>(10, 0.2), 1e-3);
+    done["status"] = "done";  // converged after 10 passes: its model no longer changes
+    write(f.results(), done);
+  }
+  auto out = f.evaluate(f.claims(R"(
+  - id: early
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: {solver: CW, where: {problem.lambda: 1e-5}}, b: [{solver: MB, where: {problem.lambda: 1e-3}}, Ada], at: [5, 10]}
+  - id: final
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: {solver: CW, where: {problem.lambda: 1e-5}}, b: [MB]}
+  - id: wrong-c
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: {solver: CW, where: {problem.lambda: 1e-3}}, b: [Ada], at: [5]}
+  - id: beyond
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: {solver: CW, where: {problem.lambda: 1e-5}}, b: [Ada], at: [50]}
+  - id: converged
+    ref: Fig. 2
+    lower_final: {metric: test_error, a: Done, b: [Ada], at: [15]}
+  - {id: order, ref: T1, order: {metric: test_error, ascending: [{solver: CW, where: {problem.lambda: 1e-5}}, Ada]}}
+  - {id: order-bad, ref: T1, order: {metric: test_error, ascending: [Ada, MB]}}
+  - {id: share, ref: S4, share: {a: MB, column: oracle_time, of: time, below: 0.25}}
+  - {id: share-high, ref: S4, share: {a: MB, below: 0.1}}
+  - {id: memory, ref: S4, final: {a: MB, metric: peak_rss_bytes, below: 1e8}}
+  - {id: ext, ref: T2, external: measured by a script}
+)"));
+  REQUIRE(out.size() == 11);
+  CHECK(out[0].verdict == check::Verdict::holds);  // at 5: 0.26 < 0.36, 0.5; at 10: 0.21 < 0.31, 0.5
+  CHECK(out[0].measured.find("at passes 5: CW (problem.lambda 1e-05) 0.26") != std::string::npos);
+  CHECK(out[1].verdict == check::Verdict::fails);  // final: 0.11 > 0.05
+  CHECK(out[2].verdict == check::Verdict::fails);  // 0.9 > 0.5
+  CHECK(out[3].verdict == check::Verdict::not_measurable);  // runs stopped by their budget at pass 20
+  CHECK(out[4].verdict == check::Verdict::holds);           // converged at 10: 0.2 at 15 < 0.5
+  CHECK(out[5].verdict == check::Verdict::holds);
+  CHECK(out[6].verdict == check::Verdict::fails);  // Ada 0.5 > MB 0.05
+  CHECK(out[7].verdict == check::Verdict::holds);  // 0.2 < 0.25
+  CHECK(out[8].verdict == check::Verdict::fails);
+  CHECK(out[9].verdict == check::Verdict::holds);
+  CHECK(out[10].verdict == check::Verdict::not_measurable);
+  CHECK(out[10].reason == "measured by a script");
+}
+
+TEST_CASE("check: a target at b's final value, paired by data split") {
+  Fixture f;
+  // B (the reference) ends at gap 1e-3 after 30 checkpoints (time 3.0 s); A reaches it at 5.
+  write(f.results(), make_run("e", "A", 0, gap_reaching(5, 40), std::vector<double>(40, 0.1), 0.01, "s"));
+  std::vector<double> b(30, 0.5);
+  b.back() = 1e-3;
+  write(f.results(), make_run("e", "B", 0, b, std::vector<double>(30, 0.1), 0.01, "s"));
+  auto out = f.evaluate(f.claims(R"(
+  - {id: bfinal, ref: Fig. 6, faster: {a: A, b: B, x: time, to: {primal: b_final}, rel: 1e-9, by: 5}}
+)"));
+  // A's primal 1 + 0.01 * 0.5^k reaches 1.001 at checkpoint 9 (time 0.9): 3.0 / 0.9 = 3.3 < 5.
+  CHECK(out[0].verdict == check::Verdict::fails);
+  CHECK(out[0].measured.find("ratio 3.3x") != std::string::npos);
+}
+
+TEST_CASE("check: the command line's verdicts, formats and exit status") {
+  Fixture f;
+  for (int r = 0; r < 2; ++r) {
+    write(f.results(), make_run("e", "MP", r, gap_reaching(10, 30), std::vector<double>(30, 0.1)));
+    write(f.results(), make_run("e", "B", r, gap_reaching(25, 30), std::vector<double>(30, 0.2)));
+  }
+  const auto holds = f.claims(R"(
+  - {id: fewer, ref: Fig. 4, text: MP fewer calls, paper: 3x fewer, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 2}}
+  - {id: ext, ref: T2, external: elsewhere}
+)");
+  auto r = run_cli("check " + f.results().string() + " --claims " + holds.string());
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("[holds] fewer (Fig. 4): MP fewer calls") != std::string::npos);
+  CHECK(r.output.find("2 claims: 1 hold, 0 fail, 0 not measurable, 1 measured elsewhere") != std::string::npos);
+  CHECK(r.output.find("[measured elsewhere] ext (T2)") != std::string::npos);
+  // --strict: an external claim is not a failure, a claim that reads no run is.
+  CHECK(run_cli("check " + f.results().string() + " --claims " + holds.string() + " --strict").code == 0);
+  const auto unmeasurable = f.claims("  - {id: u, ref: Fig. 4, fewer: {a: MP, b: Nobody, to: {gap: 1e-2}}}\n", "u.yaml");
+  CHECK(run_cli("check " + f.results().string() + " --claims " + unmeasurable.string()).code == 0);
+  CHECK(run_cli("check " + f.results().string() + " --claims " + unmeasurable.string() + " --strict").code == 1);
+  auto md = run_cli("check " + f.results().string() + " --claims " + holds.string() + " --format markdown");
+  CHECK(md.output.find("| claim | paper | paper's result | measured | verdict |") != std::string::npos);
+  CHECK(md.output.find("| fewer: MP fewer calls | Fig. 4 | 3x fewer | oracle_calls to gap 0.01: MP 100 [100, 100] 2/2; B 250") !=
+        std::string::npos);
+  CHECK(md.output.find("| **holds** |") != std::string::npos);
+
+  const auto fails = f.claims("  - {id: f, ref: Fig. 4, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 5}}\n", "f.yaml");
+  CHECK(run_cli("check " + f.results().string() + " --claims " + fails.string()).code == 1);
+}
+
+TEST_CASE("check: a bad claims file is refused with its line") {
+  Fixture f;
+  write(f.results(), make_run("e", "MP", 0, gap_reaching(10, 30), std::vector<double>(30, 0.1)));
+  const auto bad = f.claims(R"(
+  - {id: a, ref: Fig. 4, fewer: {a: MP, b: B, to: {gap: 1e-2}, bye: 2}}
+)");
+  auto r = run_cli("check " + f.results().string() + " --claims " + bad.string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("claims.yaml:5: claim 'a' (fewer): unknown key 'bye'") != std::string::npos);
+  const auto no_ref = f.claims("  - {id: a, fewer: {a: MP, b: B, to: {gap: 1e-2}}}\n");
+  auto r2 = run_cli("check " + f.results().string() + " --claims " + no_ref.string());
+  CHECK(r2.code == 2);
+  CHECK(r2.output.find("'ref' (the paper's figure or table) is required") != std::string::npos);
+}
+
+TEST_CASE("check: every experiment folder's claims.yaml reads, with a ci profile") {
+  int folders = 0;
+  for (const auto& entry : fs::directory_iterator(DUALGAP_TEST_SOURCE_DIR "/experiments")) {
+    if (!entry.is_directory()) continue;
+    ++folders;
+    const fs::path claims = entry.path() / "claims.yaml";
+    REQUIRE_MESSAGE(fs::exists(claims), entry.path().string() << " has no claims.yaml");
+    check::ClaimsFile file;
+    CHECK_NOTHROW(file = check::read_claims(claims.string()));
+    CHECK(!file.claims.empty());
+    YAML::Node root = YAML::LoadFile(claims.string());
+    CHECK_MESSAGE((root["ci"] && root["ci"].IsSequence() && root["ci"].size() > 0), claims.string() << ": no ci profile");
+  }
+  CHECK(folders == 16);
+}
