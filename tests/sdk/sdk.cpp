@@ -252,5 +252,5 @@ TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's d
          q(t.path / "early_eigen.cpp"));
   INFO(r.output);
   CHECK(r.status != 0);
-  CHECK(r.output.find("must be 16") != std::string::npos);
+  CHECK(r.output.find("must be 16") != std::string::npos);  // the #error of eigen_abi.hpp
 }

@@ -16,11 +16,18 @@
 #ifndef EIGEN_MAX_STATIC_ALIGN_BYTES
 #define EIGEN_MAX_STATIC_ALIGN_BYTES 16
 #endif
+// The heap convention is not set by EIGEN_MAX_ALIGN_BYTES alone: Eigen picks its allocator from
+// EIGEN_DEFAULT_ALIGN_BYTES, which follows the instruction set (64 with AVX-512) and the
+// sanitizer (glibc's malloc is not trusted under ASan). Both sides use plain malloc/free: with
+// EIGEN_MAX_ALIGN_BYTES = 16 Eigen never assumes more than malloc's 16-byte alignment.
+#ifndef EIGEN_MALLOC_ALREADY_ALIGNED
+#define EIGEN_MALLOC_ALREADY_ALIGNED 1
+#endif
 
 #include <Eigen/Core>
 
-#if EIGEN_MAX_ALIGN_BYTES != 16 || EIGEN_MAX_STATIC_ALIGN_BYTES != 16
-#error "dualgap: EIGEN_MAX_ALIGN_BYTES and EIGEN_MAX_STATIC_ALIGN_BYTES must be 16 (the plugin ABI): link dualgap::core, or include dualgap headers before Eigen, and do not define them otherwise"
+#if EIGEN_MAX_ALIGN_BYTES != 16 || EIGEN_MAX_STATIC_ALIGN_BYTES != 16 || !EIGEN_MALLOC_ALREADY_ALIGNED
+#error "dualgap: EIGEN_MAX_ALIGN_BYTES and EIGEN_MAX_STATIC_ALIGN_BYTES must be 16 and EIGEN_MALLOC_ALREADY_ALIGNED 1 (the plugin ABI): link dualgap::core, or include dualgap headers before Eigen, and do not define them otherwise"
 #endif
 
 namespace dualgap {
