@@ -8,6 +8,7 @@ packages=(
   zlib1g-dev libbz2-dev libjpeg-dev libcurl4-openssl-dev libssl-dev
   liblbfgsb-dev liblinear-tools liblinear-dev libdlib-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy python3-pandas poppler-utils chromium
+  clang libclang-rt-dev
 )
 # The HTML report inlines uPlot (npm package `uplot`, pinned): installed globally with npm below.
 UPLOT_VERSION=1.6.32

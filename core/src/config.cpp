@@ -11,6 +11,7 @@
 #include <set>
 
 #include "datafetch/registry.hpp"
+#include "config_checks.hpp"
 #include "util.hpp"
 
 namespace dualgap {
@@ -33,7 +34,7 @@ std::string LocatedJson::locate(const std::string& pointer) const {
 namespace {
 
 std::string mark_str(const std::string& file, const YAML::Mark& m) {
-  if (m.line < 0) return file;
+  if (m.line < 0 || file.rfind("--set '", 0) == 0) return file;  // a --set value: the argument is the place
   return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
 }
 
@@ -76,16 +77,8 @@ json scalar_to_json(const YAML::Node& n, const std::string& loc) {
   if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  // integer?
-  static const std::regex int_re(R"([-+]?[0-9]+)");
   static const std::regex float_re(R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(s, int_re)) {
-    try {
-      return std::stoll(s);
-    } catch (...) {
-    }
-  }
-  if (std::regex_match(s, float_re)) return std::stod(s);
+  if (std::regex_match(s, float_re)) return checks::number_from_text(s, loc);
   return s;
 }
 
@@ -141,7 +134,7 @@ LocatedJson load_yaml(const std::string& path) {
   return out;
 }
 
-json parse_yaml_value(const std::string& text) {
+json parse_yaml_value(const std::string& text, const std::string& origin) {
   YAML::Node n;
   try {
     n = YAML::Load(text);
@@ -149,11 +142,12 @@ json parse_yaml_value(const std::string& text) {
     throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
   }
   std::map<std::string, std::string> where;
-  return convert(n, "--set", "", where);
+  return convert(n, origin, "", where);
 }
 
-void set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
+std::string set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
   json* cur = &root;
+  std::string pointer;
   std::size_t b = 0;
   std::vector<std::string> parts;
   while (b <= dotted.size()) {
@@ -170,14 +164,17 @@ void set_dotted(json& root, const std::string& dotted, const json& value, const 
       // index, or a solver's name
       json* found = nullptr;
       if (std::all_of(part.begin(), part.end(), ::isdigit)) {
-        auto idx = std::stoul(part);
-        if (idx >= cur->size())
-          throw ConfigError(fmt::format("{}: index {} in '{}' is out of range (list has {} items)", origin,
-                                        idx, dotted, cur->size()));
+        const auto idx = checks::list_index(part, cur->size(), origin, dotted);
         found = &(*cur)[idx];
+        pointer += "/" + std::to_string(idx);
       } else {
-        for (auto& item : *cur)
-          if (item.is_object() && item.contains("name") && item["name"] == part) found = &item;
+        for (std::size_t i = 0; i < cur->size(); ++i) {
+          json& item = (*cur)[i];
+          if (item.is_object() && item.contains("name") && item["name"] == part) {
+            found = &item;
+            pointer += "/" + std::to_string(i);
+          }
+        }
         if (!found)
           throw ConfigError(fmt::format("{}: no list item named '{}' in '{}'", origin, part, dotted));
       }
@@ -188,9 +185,22 @@ void set_dotted(json& root, const std::string& dotted, const json& value, const 
     if (cur->is_null()) *cur = json::object();
     if (!cur->is_object())
       throw ConfigError(fmt::format("{}: '{}' does not name a mapping at '{}'", origin, dotted, part));
+    pointer += "/" + escape_pointer(part);
     if (last) (*cur)[part] = value;
     else cur = &(*cur)[part];
   }
+  return pointer;
+}
+
+void LocatedJson::relocate(const std::string& pointer, const std::string& location) {
+  for (auto it = where.begin(); it != where.end();) {
+    const std::string& k = it->first;
+    const bool inside = k.rfind(pointer, 0) == 0 && (k.size() == pointer.size() || k[pointer.size()] == '/' ||
+                                                     k[pointer.size()] == '#');
+    it = inside ? where.erase(it) : std::next(it);
+  }
+  where[pointer] = location;
+  where[pointer + "#key"] = location;
 }
 
 namespace {
@@ -264,24 +274,6 @@ const std::vector<ParamSpec>& problem_schema() {
        true},
   };
   return s;
-}
-
-// "5s", "2m", "1h" -> seconds (max_time, deadline)
-void normalize_durations(json& stop) {
-  if (!stop.is_object()) return;
-  for (const char* key : {"max_time", "deadline"}) {
-    if (!stop.contains(key) || !stop[key].is_string()) continue;
-    std::string s = stop[key];
-    static const std::regex re(R"(\s*([0-9.eE+-]+)\s*(s|sec|m|min|h)?\s*)");
-    std::smatch m;
-    if (std::regex_match(s, m, re)) {
-      double v = std::stod(m[1]);
-      std::string u = m[2];
-      if (u == "m" || u == "min") v *= 60;
-      if (u == "h") v *= 3600;
-      stop[key] = v;
-    }
-  }
 }
 
 std::string sanitize(const std::string& s) {
@@ -364,7 +356,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
     const std::string key = s.substr(0, eq);
-    json value = parse_yaml_value(s.substr(eq + 1));
+    json value = parse_yaml_value(s.substr(eq + 1), fmt::format("--set '{}'", s));
     // A sweep's keys are dotted paths themselves: `sweep.problem.lambda=[1e-5]` sets (or adds)
     // the sweep key `problem.lambda`, it does not build a nested `sweep.problem` mapping.
     if (key.rfind("sweep.", 0) == 0 && key.size() > 6) {
@@ -372,8 +364,9 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       if (sweep.is_null()) sweep = json::object();
       if (!sweep.is_object()) throw ConfigError(fmt::format("--set {}: 'sweep' is not a mapping", s));
       sweep[key.substr(6)] = std::move(value);
+      doc.relocate("/sweep/" + escape_pointer(key.substr(6)), fmt::format("--set '{}'", s));
     } else {
-      set_dotted(doc.value, key, value, "--set " + s);
+      doc.relocate(set_dotted(doc.value, key, value, fmt::format("--set '{}'", s)), fmt::format("--set '{}'", s));
     }
   }
   json& root = doc.value;
@@ -386,12 +379,12 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       throw ConfigError(fmt::format("{}: missing required key '{}'", path, required));
   if (!root["name"].is_string()) throw ConfigError(fmt::format("{}: 'name' must be a string", doc.locate("/name")));
   const std::string name = root["name"];
+  checks::check_experiment_name(name, doc.locate("/name"));
   if (!root["solvers"].is_array() || root["solvers"].empty())
     throw ConfigError(fmt::format("{}: 'solvers' must be a non-empty list of {{name, plugin, params}}", doc.locate("/solvers")));
 
-  const int repeats = root.value("repeats", 1);
-  if (repeats < 1) throw ConfigError(fmt::format("{}: repeats must be >= 1", doc.locate("/repeats")));
-  const std::uint64_t seed = root.contains("seed") ? root["seed"].get<std::uint64_t>() : 0;
+  const int repeats = root.contains("repeats") ? checks::repeats_value(root["repeats"], doc.locate("/repeats")) : 1;
+  const std::uint64_t seed = root.contains("seed") ? checks::seed_value(root["seed"], doc.locate("/seed")) : 0;
 
   // sweep: cross product over dotted keys
   std::vector<json> points = {json::object()};
@@ -399,6 +392,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     if (!root["sweep"].is_object())
       throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
     for (auto& [key, values] : root["sweep"].items()) {
+      checks::check_sweep_key(key, doc.locate("/sweep/" + escape_pointer(key) + "#key"));
       if (!values.is_array() || values.empty())
         throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
       std::vector<json> next;
@@ -427,7 +421,10 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
   for (const json& point : points) {
     json cfg = root;
     cfg.erase("sweep");
-    for (auto& [key, value] : point.items()) set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", doc.locate("/sweep"), key));
+    for (auto& [key, value] : point.items()) {
+      const std::string at = doc.locate("/sweep/" + escape_pointer(key) + "#key");
+      doc.relocate(set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", at, key)), at);
+    }
 
     // validate the shared sections
     // `validation: F` is the core's, not the plugin's: hold out F of the training set as the
@@ -463,9 +460,11 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     json problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem", where_in("problem"), nullptr);
     if (problem.contains("reference")) check_reference(doc, problem["reference"], cfg["solvers"]);
     json stop_in = cfg.value("stop", json::object());
-    normalize_durations(stop_in);
+    checks::normalize_durations(stop_in, where_in("stop"));
     json stop = apply_schema(stop_schema(), stop_in, "stop", where_in("stop"), nullptr);
+    checks::check_stop(stop, where_in("stop"));
     json record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", where_in("record"), nullptr);
+    checks::check_record(record, where_in("record"));
 
     // interfaces: the oracle offered vs what each solver accepts
     std::vector<std::string> offered;
@@ -476,7 +475,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       offered = obj->interfaces();
     }
 
-    const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump();
+    const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump(-1, ' ', false, json::error_handler_t::replace);
     for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
       const json& sv = cfg["solvers"][s];
       const std::string ptr = "/solvers/" + std::to_string(s);

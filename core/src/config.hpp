@@ -16,13 +16,16 @@ struct LocatedJson {
   std::map<std::string, std::string> where;  ///< JSON pointer -> location
   std::string file;
   std::string locate(const std::string& pointer) const;
+  /// Reports the value at `pointer` (and everything below it) at `location` from now on: a value
+  /// replaced by --set or a sweep is reported there, not at the file's original key.
+  void relocate(const std::string& pointer, const std::string& location);
 };
 
 /// Parses a YAML file into JSON, keeping locations; ${VAR} expanded in strings.
 /// Throws ConfigError naming file:line:column (YAML syntax, undefined variable).
 DUALGAP_API LocatedJson load_yaml(const std::string& path);
 /// Parses a YAML scalar/flow value given on the command line (e.g. "1e-3", "[1, 2]").
-DUALGAP_API json parse_yaml_value(const std::string& text);
+DUALGAP_API json parse_yaml_value(const std::string& text, const std::string& origin = "--set");
 
 /// One run of an experiment: everything resolved except expressions in n, d, K.
 struct RunSpec {
@@ -45,8 +48,9 @@ struct ExpandOptions {
 DUALGAP_API std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts,
                                                    const PluginRegistry& registry);
 
-/// Applies one dotted-key assignment (solvers may be addressed by index or by name).
-DUALGAP_API void set_dotted(json& root, const std::string& dotted, const json& value,
+/// Applies one dotted-key assignment (solvers may be addressed by index or by name); returns the
+/// JSON pointer of the value it set.
+DUALGAP_API std::string set_dotted(json& root, const std::string& dotted, const json& value,
                             const std::string& origin);
 
 }  // namespace dualgap

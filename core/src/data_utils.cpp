@@ -18,13 +18,16 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "util.hpp"
+
 namespace fs = std::filesystem;
 
 namespace dualgap {
 
 DataError data_error(const std::string& file, std::size_t line, const std::string& message) {
-  if (line > 0) return DataError(file + ":" + std::to_string(line) + ": " + message);
-  return DataError(file + ": " + message);
+  // printable: a message must stay valid UTF-8 to reach run.json (a Latin-1 file name or token)
+  if (line > 0) return DataError(printable(file + ":" + std::to_string(line) + ": " + message));
+  return DataError(printable(file + ": " + message));
 }
 
 const char* to_string(Compression c) {
@@ -41,9 +44,11 @@ std::string file_name(const std::string& path) {
 }
 
 std::string quote_token(std::string_view tok) {
-  std::string s(tok.substr(0, 40));
-  if (tok.size() > 40) s += "...";
-  return "'" + s + "'";
+  // Cut at 40 bytes but not inside a UTF-8 character, and escape bytes that are not UTF-8 (a
+  // Latin-1 label): the message must stay valid UTF-8 to reach run.json.
+  std::size_t cut = std::min<std::size_t>(tok.size(), 40);
+  for (int k = 0; k < 3 && cut < tok.size() && cut > 0 && (static_cast<unsigned char>(tok[cut]) & 0xC0) == 0x80; ++k) --cut;
+  return "'" + printable(tok.substr(0, cut)) + (cut < tok.size() ? "..." : "") + "'";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,6 +579,25 @@ Data finish_dataset(Data data, const DatasetOptions& opt, std::uint64_t seed) {
                     " features but test has " + std::to_string(data.test.num_features()));
   data.train.check(data.name + " (train)");
   if (data.test.num_examples() > 0 || data.test.X.rows() > 0) data.test.check(data.name + " (test)");
+  const auto train_counts = class_counts(data.train);
+  const auto seen = std::count_if(train_counts.begin(), train_counts.end(), [](std::int64_t c) { return c > 0; });
+  if (data.train.num_examples() > 0 && seen < 2)
+    throw DataError(data.name + ": the training set has " + std::to_string(seen) +
+                    " class: a classifier needs at least two (with one, w = 0 is optimal and every run ends at gap 0)");
+  if (data.test.num_examples() > 0) {
+    // Documented behaviour, not an error: such test examples are always misclassified.
+    const auto test_counts = class_counts(data.test);
+    std::vector<std::string> unseen;
+    for (std::size_t k = 0; k < test_counts.size() && k < train_counts.size(); ++k)
+      if (test_counts[k] > 0 && train_counts[k] == 0) unseen.push_back(std::to_string(k));
+    if (!unseen.empty()) {
+      std::string list;
+      for (auto& u : unseen) list += (list.empty() ? "" : ", ") + u;
+      std::fprintf(stderr, "warning: %s: test classes %s have no training example (they are always misclassified)\n",
+                   printable(data.name).c_str(), list.c_str());
+      src["unseen_test_classes"] = unseen;
+    }
+  }
   if (!done.empty()) {
     done["seed"] = seed;
     done["seed_offset"] = opt.seed_offset;

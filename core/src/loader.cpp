@@ -1,5 +1,7 @@
 #include "loader.hpp"
 
+#include "elf_check.hpp"
+
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +24,7 @@ LoadedPlugin load_plugin_file(const std::string& path) {
   if (!fs::exists(path)) throw PluginLoadError(path + ": no such file");
   if (!looks_like_elf(path))
     throw PluginLoadError(path + ": not a plugin: the file is not a shared library (no ELF header)");
+  if (const std::string bad = elf_problem(path); !bad.empty()) throw PluginLoadError(path + ": not a plugin: " + bad);
   auto lib = std::make_shared<boost::dll::shared_library>();
   boost::dll::fs::error_code ec;
   lib->load(path, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local, ec);
@@ -48,6 +51,10 @@ LoadedPlugin load_plugin_file(const std::string& path) {
   p.description = h->description;
   if (p.description->name.empty()) throw PluginLoadError(path + ": plugin has an empty name");
   if (!p.description->create) throw PluginLoadError(path + ": plugin '" + p.name() + "' has no factory");
+  if (p.description->eigen_max_align_bytes != kEigenMaxAlignBytes)
+    throw PluginLoadError(path + ": plugin '" + p.name() + "' was compiled with EIGEN_MAX_ALIGN_BYTES = " +
+                          std::to_string(p.description->eigen_max_align_bytes) + ", but the plugin ABI is " +
+                          std::to_string(kEigenMaxAlignBytes) + " (see dualgap/eigen_abi.hpp): rebuild it linking dualgap::core");
   return p;
 }
 
@@ -82,6 +89,8 @@ void PluginRegistry::add(LoadedPlugin p) {
   for (auto& q : plugins_)
     if (q.kind() == p.kind() && q.name() == p.name()) {
       if (fs::equivalent(q.path, p.path)) return;
+      warnings_.push_back("the " + std::string(to_string(p.kind())) + " plugin '" + p.name() + "' of " + p.path +
+                          " shadows the one of " + q.path + " (a later folder on the plugin path wins)");
       q = std::move(p);  // later folders win
       return;
     }

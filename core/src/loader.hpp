@@ -56,6 +56,8 @@ class DUALGAP_API PluginRegistry {
   std::vector<const LoadedPlugin*> find_any(const std::string& name) const;
   const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
   const std::vector<std::string>& problems() const { return problems_; }
+  /// Plugins that replaced another of the same kind and name found earlier on the path.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   std::vector<std::string> names(Kind kind) const;
 
   /// Creates an object of a registered plugin with already-validated parameters.
@@ -67,6 +69,7 @@ class DUALGAP_API PluginRegistry {
  private:
   std::vector<LoadedPlugin> plugins_;
   std::vector<std::string> problems_;
+  std::vector<std::string> warnings_;
 };
 
 /// The process-wide registry, scanned on first use over default_search_path().

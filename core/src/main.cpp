@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -13,9 +14,11 @@
 #include "evaluate.hpp"
 #include "datafetch/registry.hpp"
 #include "config.hpp"
+#include "data_check.hpp"
 #include "loader.hpp"
 #include "runner.hpp"
 #include "scaffold/new_plugin.hpp"
+#include "util.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -50,6 +53,7 @@ std::vector<std::string> rest(int argc, char** argv, int from) {
 
 void print_problems(const PluginRegistry& reg) {
   for (auto& p : reg.problems()) std::cerr << "warning: " << p << "\n";
+  for (auto& w : reg.warnings()) std::cerr << "warning: " << w << "\n";
 }
 
 int cmd_plugins(const std::vector<std::string>& args) {
@@ -149,6 +153,7 @@ struct RunArgs {
   std::string out = "results";
   bool force = false;
   bool no_report = false;
+  bool no_data = false;
   double deadline = 0;
 };
 
@@ -161,6 +166,7 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
       "only", po::value<std::vector<std::string>>(&ra.only)->composing(),
       "keep only the runs whose id matches this glob, e.g. 'MP-BCFW__r3' or '*__r[0-4]' (repeatable; "
       "seeds stay those of the full experiment)");
+  if (validate_only) desc.add_options()("no-data", "do not load the data sets (by default each is loaded once)");
   if (!validate_only)
     desc.add_options()("jobs,j", po::value<int>(&ra.jobs)->default_value(1), "runs at once (child processes)")(
         "out,o", po::value<std::string>(&ra.out)->default_value("results"), "results folder")(
@@ -185,6 +191,11 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   }
   ra.force = vm.count("force") > 0;
   ra.no_report = vm.count("no-report") > 0;
+  ra.no_data = vm.count("no-data") > 0;
+  if (!validate_only && (ra.jobs < 1 || ra.jobs > 4096))
+    throw ConfigError(fmt::format("--jobs {}: expected the number of runs at once, 1 to 4096", ra.jobs));
+  if (vm.count("deadline") && !(ra.deadline > 0 && std::isfinite(ra.deadline)))
+    throw ConfigError(fmt::format("--deadline {}: expected a limit in seconds greater than 0", ra.deadline));
   return -1;
 }
 
@@ -214,6 +225,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   RunArgs ra;
   if (int rc = parse_run_args(args, ra, true); rc >= 0) return rc;
   auto& reg = registry();
+  print_problems(reg);
   auto runs = select_runs(expand_experiment(ra.file, ExpandOptions{ra.sets}, reg), ra.only);
   std::cout << fmt::format("{}: valid; {} runs\n", ra.file, runs.size());
   for (auto& r : runs) {
@@ -222,6 +234,7 @@ int cmd_validate(const std::vector<std::string>& args) {
                              r.config["solver"]["plugin"].get<std::string>(), r.repeat, sweep,
                              r.config["seeds"].dump());
   }
+  if (!ra.no_data) check_run_data(runs, reg, std::cout);
   return 0;
 }
 
@@ -285,7 +298,7 @@ int main(int argc, char** argv) {
     std::cerr << "dualgap: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;
   } catch (const ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << printable(e.what()) << "\n";  // a Latin-1 byte of the input as \xNN
     return 2;
   } catch (const po::error& e) {
     std::cerr << "dualgap " << cmd << ": " << e.what() << " (see 'dualgap " << cmd << " --help')\n";

@@ -106,7 +106,7 @@ std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
   Fnv64 h;
   json cfg = run.config;
   cfg.erase("sets");
-  h.add(cfg.dump());
+  h.add(cfg.dump(-1, ' ', false, json::error_handler_t::replace));
   auto plugin_hash = [&](Kind k, const json& section) {
     if (section.is_null()) return;
     if (auto* p = reg.find(k, section["plugin"])) h.add(file_hash_hex(p->path));
@@ -156,7 +156,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     if (!partial) return;
     json header = out;
     header["data_info"] = json::object();
-    std::fputs((header.dump() + "\n").c_str(), partial.get());
+    std::fputs((header.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
     std::fflush(partial.get());
   };
   IterateStore iterates(run_dir, cfg["record"].value("iterates", std::string("final")));
@@ -166,7 +166,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     json row = rec.row_json(rec.rows() - 1);
     row["approximate"] = rec.approximate();
     row["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
-    std::fputs((row.dump() + "\n").c_str(), partial.get());
+    std::fputs((row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
     std::fflush(partial.get());
   };
 
@@ -216,7 +216,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   }
   json final_json = snapshot(to_string(rec.status()));
   final_json["message"] = rec.message();
-  write_file_atomic(final_path, final_json.dump(1));
+  write_file_atomic(final_path, final_json.dump(1, ' ', false, json::error_handler_t::replace));
   partial.reset();
   std::error_code ec;
   fs::remove(partial_path, ec);
@@ -296,7 +296,7 @@ void salvage(const RunSpec& run, const Child& c, const std::string& status, cons
   j["summary"] = summary;
   j["status"] = status;
   j["message"] = message;
-  write_file_atomic((fs::path(c.dir) / "run.json").string(), j.dump(1));
+  write_file_atomic((fs::path(c.dir) / "run.json").string(), j.dump(1, ' ', false, json::error_handler_t::replace));
   std::error_code ec;
   fs::remove(partial, ec);
 }

@@ -1,4 +1,5 @@
 #include "util.hpp"
+#include "dualgap/data_utils.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace dualgap {
 
@@ -87,6 +90,56 @@ std::int64_t peak_rss_bytes() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<std::int64_t>(ru.ru_maxrss) * 1024;
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  const auto n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) len = 1, cp = c;
+    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+    else return false;
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // overlong forms, surrogates, beyond U+10FFFF
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    // the longest valid UTF-8 sequence starting here (1..4 bytes)
+    std::size_t len = 0;
+    for (std::size_t l = 1; l <= 4 && i + l <= s.size(); ++l)
+      if (valid_utf8(s.substr(i, l))) {
+        len = l;
+        break;
+      }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (len == 0 || (len == 1 && (c < 0x20 || c == 0x7f) && c != '\t')) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
 }
 
 }  // namespace dualgap

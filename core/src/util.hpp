@@ -47,4 +47,8 @@ DUALGAP_API std::string iso_time_now();
 /// Peak resident set size of this process in bytes.
 DUALGAP_API std::int64_t peak_rss_bytes();
 
+/// `s` with every byte that is not part of valid UTF-8, and every control character but tab, as
+/// \xNN: safe in a message and in run.json.
+DUALGAP_API std::string printable(std::string_view s);
+
 }  // namespace dualgap

@@ -120,7 +120,7 @@ TEST_CASE("sweep expands to the cross product over dotted keys, --set overrides"
   REQUIRE(over.size() == 2);
   CHECK(over[0].config["stop"]["max_passes"] == 9.0);
   CHECK(over[0].config["solver"]["params"]["M"] == 3);
-  CHECK(error_of(kGood, {"solvers.C.params.M=3"}) == "--set solvers.C.params.M=3: no list item named 'C' in 'solvers.C.params.M'");
+  CHECK(error_of(kGood, {"solvers.C.params.M=3"}) == "--set 'solvers.C.params.M=3': no list item named 'C' in 'solvers.C.params.M'");
   CHECK(error_of(kGood, {"stop.max_passes"}).rfind("--set 'stop.max_passes': expected key=value", 0) == 0);
 
   // A sweep key is a dotted path: --set sweep.<key>=[...] replaces (or adds) that key.

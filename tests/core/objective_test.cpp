@@ -235,7 +235,8 @@ TEST_CASE("problem.reference: compare measures suboptimality against a known val
   write_text(dir.path / "bad.yaml", "name: ref\n"
                                     "data: {plugin: synthetic_multiclass, n: 40, d: 4, K: 3}\n"
                                     "problem: {reference: {solver: nobody}}\n"
-                                    "solvers:\n  - {name: long, plugin: gls}\n");
+                                    "solvers:\n  - {name: long, plugin: gls}\n"
+                                    "stop: {max_passes: 3}\n");
   auto b = run_cli("validate " + (dir.path / "bad.yaml").string());
   CHECK(b.code == 2);
   CHECK(b.output.find("problem.reference.solver 'nobody' is not a solver of this experiment (solvers: long)") !=

@@ -73,7 +73,7 @@ TEST_CASE("libsvm: corrupt compressed data names the file") {
 
 TEST_CASE("libsvm: unsorted indices are sorted; duplicates are an error") {
   test::TempDir dir;
-  Data d = load("libsvm", {{"train", write_file(dir, "u.txt", "1 3:3 1:1 2:2\n")}});
+  Data d = load("libsvm", {{"train", write_file(dir, "u.txt", "1 3:3 1:1 2:2\n2 1:1\n")}});
   const auto& S = d.train.X.sparse();
   CHECK(S.innerIndexPtr()[0] == 0);
   CHECK(S.innerIndexPtr()[2] == 2);

@@ -267,3 +267,21 @@ TEST_CASE("dataset options: split, per-class, max_examples and scale through a p
   CHECK(msg.find("give one or the other") != std::string::npos);
   CHECK(source_of(a)["applied"]["split"]["test_fraction"] == 0.25);
 }
+
+TEST_CASE("quote_token cuts between UTF-8 characters and shows non-UTF-8 bytes as \\xNN; valid_utf8") {
+  using dualgap::quote_token;
+  using dualgap::valid_utf8;
+  CHECK(quote_token("abc") == "'abc'");
+  CHECK(quote_token(std::string(50, 'x')) == "'" + std::string(40, 'x') + "...'");
+  // 39 ASCII bytes then a 2-byte character across the 40-byte cut: the character is left out whole
+  const std::string cut = std::string(39, 'a') + "\xC3\xA9" + "zz";
+  CHECK(quote_token(cut) == "'" + std::string(39, 'a') + "...'");
+  CHECK(valid_utf8(quote_token(cut)));
+  CHECK(quote_token("caf\xE9") == "'caf\\xE9'");  // Latin-1
+  CHECK(valid_utf8("caf\xC3\xA9"));
+  CHECK(!valid_utf8("caf\xE9"));
+  CHECK(!valid_utf8("\xC0\xAF"));          // overlong '/'
+  CHECK(!valid_utf8("\xED\xA0\x80"));      // surrogate
+  CHECK(!valid_utf8("\xF4\x90\x80\x80"));  // beyond U+10FFFF
+  CHECK(valid_utf8("\xF0\x9F\x98\x80"));   // U+1F600
+}

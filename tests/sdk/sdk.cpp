@@ -216,3 +216,41 @@ TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong A
   INFO(r.output);
   CHECK(r.output.find("API version") != std::string::npos);  // the CLI reports the refusal
 }
+
+TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's data is freed by the core; another value is refused") {
+  const Sdk& s = sdk();
+  REQUIRE(s.ok);
+  dualgap::test::TempDir t;
+  const fs::path src = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "sdk" / "fixtures";
+  auto r = s.build(src, t.path / "build");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  static_assert(dualgap::kEigenMaxAlignBytes == 16);
+  {
+    auto lp = dualgap::load_plugin_file((t.path / "build" / "plugins" / "dualgap_simd_dataset.so").string());
+    CHECK(lp.description->eigen_max_align_bytes == 16);
+    auto ds = dualgap::create_object<dualgap::DatasetPlugin>(lp, dualgap::Params(dualgap::json::object()));
+    for (int k = 0; k < 20; ++k) {
+      dualgap::Data d = ds->load(dualgap::DatasetContext{});
+      CHECK(d.train.X.rows() == 37);
+      d.train.X = dualgap::FeatureMatrix(dualgap::DenseMatrix::Ones(3, 3));  // the core side frees the plugin's block
+      CHECK(d.train.X.dense().sum() == 9.0);
+    }  // ... and the rest here, in this (core-side) code
+  }
+  try {
+    dualgap::load_plugin_file((t.path / "build" / "plugins" / "dualgap_wrong_align.so").string());
+    FAIL("a plugin with another Eigen alignment was loaded");
+  } catch (const dualgap::PluginLoadError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("EIGEN_MAX_ALIGN_BYTES = 64") != std::string::npos);
+    CHECK(msg.find("plugin ABI is 16") != std::string::npos);
+  }
+  // An out-of-tree file that includes Eigen with AVX-512 flags before dualgap's headers, without
+  // the SDK's definitions, does not compile (the #error of dualgap/eigen_abi.hpp).
+  std::ofstream(t.path / "early_eigen.cpp") << "#include <Eigen/Core>\n#include \"dualgap/data.hpp\"\nint main() {}\n";
+  r = sh("c++ -std=c++20 -mavx512f -fsyntax-only -I" + q(s.prefix / "include") + " -I/usr/include/eigen3 " +
+         q(t.path / "early_eigen.cpp"));
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.output.find("must be 16") != std::string::npos);  // the #error of eigen_abi.hpp
+}

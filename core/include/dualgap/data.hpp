@@ -10,6 +10,7 @@
 // (CSC) copy of a sparse matrix is built once, on demand, for coordinate-descent solvers.
 #pragma once
 
+#include "dualgap/eigen_abi.hpp"  // first: pins Eigen's alignment (plugin ABI)
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <cstdint>

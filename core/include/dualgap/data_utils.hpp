@@ -121,8 +121,12 @@ inline bool parse_index(std::string_view tok, std::int64_t& out) {
   return r.ec == std::errc() && r.ptr == tok.data() + tok.size() && out >= 0;
 }
 
-/// Shortens a token for an error message.
+/// Shortens a token for an error message (at most 40 bytes, cut between UTF-8 characters;
+/// bytes that are not UTF-8 shown as \xNN).
 DUALGAP_API std::string quote_token(std::string_view tok);
+
+/// True when `s` is valid UTF-8: text that becomes a class name or a message in run.json must be.
+DUALGAP_API bool valid_utf8(std::string_view s);
 
 // ---------------------------------------------------------------------------------------------
 // Labels

@@ -39,6 +39,9 @@ struct PluginDescription {
   std::string summary;              ///< one line, citing the paper it follows
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<PluginObject>(const Params&)> create;
+  /// Eigen's alignment as the plugin was compiled (dualgap/eigen_abi.hpp): the loader refuses a
+  /// plugin whose value differs from the core's, as they would free each other's memory wrongly.
+  int eigen_max_align_bytes = kEigenMaxAlignBytes;
 };
 
 /// Stable C layout: never reorder or change these fields.

@@ -145,6 +145,13 @@ int compare_main(const std::vector<std::string>& args) {
       auto ext = std::filesystem::path(figure).extension().string();
       if (ext != ".png" && ext != ".pdf" && ext != ".svg")
         throw po::error("--figure must end in .png, .pdf or .svg");
+      // A folder on the way that is a file would surface as a Python traceback from the plotter.
+      for (auto dir = std::filesystem::path(figure).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+        std::error_code ec;
+        if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+          throw po::error("--figure " + figure + ": " + dir.string() + " is a file, not a folder");
+        if (dir == dir.parent_path()) break;
+      }
     }
     try {
       format = parse_table_format(format_s);

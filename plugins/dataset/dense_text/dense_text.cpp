@@ -205,6 +205,9 @@ class DenseTextDataset final : public DatasetPlugin {
       }
       const std::string_view label = unquote(f[L.label]);
       if (label.empty()) throw data_error(path, ln, "label missing (empty label column " + std::to_string(L.label) + ")");
+      // Labels become class names in run.json, which must be UTF-8 (a Latin-1 file: re-encode it).
+      if (!valid_utf8(label))
+        throw data_error(path, ln, "label " + quote_token(label) + " is not valid UTF-8 (convert the file, e.g. iconv -f latin1 -t utf-8)");
       out.label_id.push_back(out.labels.add(label));
       for (std::size_t c = 0; c < L.columns; ++c) {
         if (!L.is_feature[c]) continue;

@@ -3,6 +3,7 @@
 // into one dense feature row and multiplied by pixel_scale (default 1/255: pixels in [0, 1]).
 // Labels are remapped to 0..K-1 in sorted order. Files may be gzip'd or bzip2'd.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -39,18 +40,26 @@ IdxArray parse_idx(std::string_view b, const std::string& path) {
   if (ndim < 1) throw data_error(path, 0, "IDX file with no dimensions");
   if (b.size() < 4 + 4 * static_cast<std::size_t>(ndim)) throw data_error(path, 0, "IDX header is truncated");
   IdxArray a;
+  // The product of the dimensions is checked for overflow (dims 65536 x 65536 x 65536 x 65536
+  // would wrap to 0 and pass the size check), and a 0 dimension is an empty file, not a data set.
   std::size_t count = 1;
+  bool overflow = false;
   for (int k = 0; k < ndim; ++k) {
     a.dims.push_back(be32(u + 4 + 4 * k));
-    count *= static_cast<std::size_t>(a.dims.back());
+    if (a.dims.back() == 0)
+      throw data_error(path, 0, "IDX dimension " + std::to_string(k + 1) + " of " + std::to_string(ndim) +
+                                    " is 0: the file holds no " + (k == 0 ? "examples" : "values per example"));
+    overflow = overflow || __builtin_mul_overflow(count, static_cast<std::size_t>(a.dims.back()), &count);
   }
+  std::size_t bytes = 0;
+  overflow = overflow || __builtin_mul_overflow(count, width, &bytes);
   const std::size_t header = 4 + 4 * static_cast<std::size_t>(ndim);
-  if (b.size() - header != count * width) {
+  if (overflow || b.size() - header != bytes) {
     std::string shape;
     for (auto d : a.dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
     throw data_error(path, 0, "header says " + shape + " values of " + std::to_string(width) + " byte(s) = " +
-                                  std::to_string(count * width) + " bytes, but the file holds " +
-                                  std::to_string(b.size() - header) + " after the header");
+                                  (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
+                                  " bytes, but the file holds " + std::to_string(b.size() - header) + " after the header");
   }
   a.values.resize(count);
   const unsigned char* p = u + header;
@@ -68,6 +77,8 @@ IdxArray parse_idx(std::string_view b, const std::string& path) {
         a.values[i] = v;
       }
     }
+    if (!std::isfinite(a.values[i]))
+      throw data_error(path, 0, "value " + std::to_string(i) + " (after the header) is not a finite number");
   }
   return a;
 }

@@ -3,6 +3,7 @@
 // Reads plain, gzip or bzip2 files (detected by magic bytes), 1- or 0-based indices, CRLF line
 // endings, trailing spaces, '#' comment lines and trailing "# ..." comments.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <unistd.h>
 
@@ -49,6 +50,13 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
       throw data_error(path, ln, "label missing: the line starts with the feature " + quote_token(label));
     if (label.find(',') != std::string_view::npos)
       throw data_error(path, ln, "multi-label example " + quote_token(label) + " is not supported (one class per example)");
+    // A LIBSVM label is a class id written as a number: "1", "1.0" and "+1" are one class, and a
+    // word, nan or 1e20 is a malformed line rather than a class of its own.
+    double label_value;
+    if (!parse_double(label, label_value))
+      throw data_error(path, ln, "label " + quote_token(label) + " is not a number (LIBSVM labels are class ids such as 1, -1, 3)");
+    if (label_value != std::floor(label_value) || std::fabs(label_value) > 2147483647.0)
+      throw data_error(path, ln, "label " + quote_token(label) + " is not an integer class id in [-2^31, 2^31)");
     f.label_id.push_back(f.labels.add(label));
     f.line_of.push_back(ln);
     const std::size_t row_begin = f.index.size();
@@ -186,6 +194,7 @@ class LibsvmDataset final : public DatasetPlugin {
     std::vector<std::string> tokens = tr.labels.tokens();
     tokens.insert(tokens.end(), te.labels.tokens().begin(), te.labels.tokens().end());
     const LabelMap map = LabelMap::build(tokens);
+    check_model_size(tr, te, nf, map.num_classes(), num_features_);
     Data d;
     d.name = name_.empty() ? file_name(train_path) : name_;
     d.train = to_examples(tr, map, base, nf, dense_);
@@ -200,6 +209,31 @@ class LibsvmDataset final : public DatasetPlugin {
     }
     d.source = src.dump();
     return d;
+  }
+
+  /// One stray huge feature index makes every solver allocate d x K weights (index 200000000
+  /// with 4 classes: 6.4 GB) before it can look at max_time: refuse it here, naming the line.
+  static void check_model_size(const ParsedFile& tr, const ParsedFile& te, std::int64_t nf, int classes,
+                               std::int64_t explicit_features) {
+    // Refused: more than a quarter of the memory, or (when num_features is not given) a
+    // dimension far beyond what the nonzeros can use, a sign of one stray index.
+    const double bytes = static_cast<double>(nf) * std::max(classes, 2) * 8.0;
+    const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    const double nnz = static_cast<double>(tr.index.size() + te.index.size());
+    const bool too_big = phys > 0 && bytes > 0.25 * phys;
+    const bool stray = explicit_features == 0 && static_cast<double>(nf) > 1e6 + 16.0 * nnz;
+    if (!too_big && !stray) return;
+    const ParsedFile& f = tr.max_index >= te.max_index ? tr : te;
+    std::size_t ln = 0;
+    for (std::size_t i = 0; i < f.label_id.size() && !ln; ++i)
+      for (int k = f.outer[i]; k < f.outer[i + 1]; ++k)
+        if (f.index[static_cast<std::size_t>(k)] == f.max_index) { ln = f.line_of[i]; break; }
+    throw data_error(f.path, ln, "feature index " + std::to_string(f.max_index) + " makes d = " + std::to_string(nf) +
+                                     " features: a model of d x K = " + std::to_string(nf) + " x " + std::to_string(classes) +
+                                     " weights needs " + std::to_string(bytes * 1e-9) + " GB" +
+                                     (too_big ? ", more than a quarter of the " + std::to_string(phys * 1e-9) + " GB of memory"
+                                              : ", for " + std::to_string(static_cast<long long>(nnz)) + " nonzeros in all") +
+                                     " (a stray index? set num_features if the dimension is meant)");
   }
 
   Params params_;

@@ -52,6 +52,14 @@ Image read_jpeg(const std::string& path) {
     (*c->err->format_message)(c, e->message);
     std::longjmp(e->jump, 1);
   };
+  // A warning (level -1: "Premature end of JPEG file", corrupt data) means the decoder filled in
+  // missing pixels: a truncated image is refused rather than used with made-up pixels.
+  err.mgr.emit_message = [](j_common_ptr c, int level) {
+    if (level >= 0) return;
+    auto* e = reinterpret_cast<JpegError*>(c->err);
+    (*c->err->format_message)(c, e->message);
+    std::longjmp(e->jump, 1);
+  };
   Image img;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);

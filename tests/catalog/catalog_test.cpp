@@ -1,0 +1,163 @@
+// The bad-input and fault catalog (issue 15), as data: every line of cases.tsv is one hostile
+// input run through the real CLI, with the exit status it must give (2 configuration, 1 data
+// or a failed run, 0 documented behaviour with a warning) and a fragment the output must
+// contain (usually the file:line:col or --set 'ARG' of the culprit). A new case is one line,
+// plus its input file under configs/ or data/ when it needs one.
+//
+// Placeholders in a command: {cfg} configs/, {data} data/, {tmp} a fresh folder per case,
+// {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
+// shadowing copy of a plugin). Leading NAME=VALUE words are environment variables.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCatalog = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "catalog";
+
+struct Case {
+  std::size_t line = 0;
+  std::string id;
+  int exit = 0;
+  std::string fragment;
+  std::string command;
+};
+
+struct Outcome {
+  int code = -1;
+  std::string output;
+};
+
+std::vector<std::string> split_tabs(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  for (;;) {
+    const auto e = s.find('\t', b);
+    out.push_back(s.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) return out;
+    b = e + 1;
+  }
+}
+
+std::vector<Case> read_cases() {
+  std::ifstream in(kCatalog / "cases.tsv");
+  REQUIRE(in);
+  std::vector<Case> cases;
+  std::string line;
+  std::size_t ln = 0;
+  while (std::getline(in, line)) {
+    ++ln;
+    if (line.empty() || line[0] == '#') continue;
+    const auto f = split_tabs(line);
+    INFO("cases.tsv:" << ln << ": " << line);
+    REQUIRE(f.size() == 4);
+    cases.push_back({ln, f[0], std::stoi(f[1]), f[2], f[3]});
+  }
+  return cases;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+/// Inputs that cannot be committed as files: cut copies of a real plugin (a SIGBUS before the
+/// ELF check) and a second copy of a built-in plugin (shadowing).
+void generate(const fs::path& gen) {
+  const fs::path real = fs::path(DUALGAP_TEST_PLUGIN_DIR) / "dualgap_libsvm.so";
+  REQUIRE(fs::exists(real));
+  const std::string bytes = dualgap::read_file(real.string());
+  auto cut = [&](const std::string& folder, std::size_t n) {
+    fs::create_directories(gen / folder);
+    std::ofstream(gen / folder / "dualgap_cut.so", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(std::min(n, bytes.size())));
+  };
+  for (std::size_t n : {0, 3, 16, 63, 64, 200, 1000, 4096, 8192, 65536}) cut("cut" + std::to_string(n), n);
+  cut("cuthalf", bytes.size() / 2);
+  cut("cutlast", bytes.size() - 1);
+  fs::create_directories(gen / "shadow");
+  fs::copy_file(real, gen / "shadow" / "dualgap_libsvm_copy.so");
+  fs::create_directories(gen / "notelf");
+  std::ofstream(gen / "notelf" / "dualgap_text.so") << "this is not a shared library\n";
+}
+
+Outcome run(const Case& c, const fs::path& gen, const fs::path& tmp) {
+  std::string cmd = c.command;
+  cmd = replace_all(cmd, "{cfg}", (kCatalog / "configs").string());
+  cmd = replace_all(cmd, "{data}", (kCatalog / "data").string());
+  cmd = replace_all(cmd, "{gen}", gen.string());
+  cmd = replace_all(cmd, "{tmp}", tmp.string());
+  // leading NAME=VALUE words: environment
+  std::string env;
+  while (true) {
+    const auto sp = cmd.find(' ');
+    const std::string word = cmd.substr(0, sp);
+    const auto eq = word.find('=');
+    if (sp == std::string::npos || eq == std::string::npos || eq == 0 || word.find('-') == 0) break;
+    env += word + " ";
+    cmd = cmd.substr(sp + 1);
+  }
+  fs::create_directories(tmp);
+  const std::string shell = "cd '" + tmp.string() + "' && CATALOG_DATA='" + (kCatalog / "data").string() + "' " + env +
+                            "timeout -s KILL 120 '" DUALGAP_TEST_CLI "' " + cmd + " 2>&1";
+  Outcome o;
+  FILE* p = popen(shell.c_str(), "r");
+  if (!p) return o;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) o.output.append(buf, n);
+  const int st = pclose(p);
+  o.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("catalog: every bad input gives its exit status and a message naming the culprit") {
+  const auto cases = read_cases();
+  std::vector<std::string> ids;
+  for (const auto& c : cases) ids.push_back(c.id);
+  std::sort(ids.begin(), ids.end());
+  CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());  // ids are unique
+
+  dualgap::test::TempDir t;
+  generate(t.path / "gen");
+  // A few cases at a time: most of the time is process start-up and plugin loading.
+  std::vector<Outcome> outcomes(cases.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < cases.size();)
+      outcomes[i] = run(cases[i], t.path / "gen", t.path / "cases" / cases[i].id);
+  };
+  std::vector<std::future<void>> pool;
+  for (int k = 0; k < 3; ++k) pool.push_back(std::async(std::launch::async, worker));
+  for (auto& f : pool) f.get();
+
+  std::size_t passed = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const auto& o = outcomes[i];
+    const bool ok = o.code == c.exit && o.output.find(c.fragment) != std::string::npos &&
+                    o.output.find("json.exception") == std::string::npos &&
+                    o.output.find("Traceback") == std::string::npos;
+    if (!ok) {
+      INFO("cases.tsv:" << c.line << " " << c.id << ": " << c.command << "\nexpected exit " << c.exit << " and '"
+                        << c.fragment << "'\ngot exit " << o.code << ":\n" << o.output);
+      CHECK(ok);
+    }
+    passed += ok;
+  }
+  MESSAGE("catalog: " << passed << " of " << cases.size() << " cases pass");
+  CHECK(cases.size() >= 300);
+}
