@@ -8,6 +8,7 @@ packages=(
   zlib1g-dev libbz2-dev libjpeg-dev
   liblbfgsb-dev liblinear-tools liblinear-dev libdlib-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy chromium
+  slurm-wlm munge  # scripts/local-slurm.sh: a single-node Slurm for the cluster tests
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -80,6 +80,9 @@ std::string script_text(const Options& o, const Submission& sub, const fs::path&
   s += fmt::format("#SBATCH --job-name={}\n", shell_quote("dualgap-" + exp_name));
   s += fmt::format("#SBATCH --array=0-{}{}\n", tasks - 1, o.max_concurrent > 0 ? fmt::format("%{}", o.max_concurrent) : "");
   s += fmt::format("#SBATCH --output={}\n", (subdir / "task-%a.log").string());
+  // The tasks start where the submission was made and get the experiment path as it was given:
+  // the path is part of each run's recorded config and config hash (resume must recognise it).
+  s += fmt::format("#SBATCH --chdir={}\n", fs::current_path().string());
   if (!o.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", o.partition);
   if (!o.time.empty()) s += fmt::format("#SBATCH --time={}\n", o.time);
   if (!o.mem.empty()) s += fmt::format("#SBATCH --mem={}\n", o.mem);
@@ -91,7 +94,7 @@ std::string script_text(const Options& o, const Submission& sub, const fs::path&
   s += fmt::format("while IFS= read -r id; do ids+=(--only-id \"$id\"); done < <(sed -n \"${{first}},$((first + {})){}\" {})\n",
                    o.runs_per_task - 1, "p", shell_quote((subdir / "runs.txt").string()));
   std::string cmd = fmt::format("exec {} run {} --out {} --no-report --slurm-task --jobs {}", shell_quote(self_exe()),
-                                shell_quote(fs::absolute(sub.experiment_file).string()),
+                                shell_quote(sub.experiment_file),
                                 shell_quote(fs::absolute(sub.out_dir).string()), std::max(1, o.cpus_per_task));
   for (auto& set : sub.sets) cmd += " --set " + shell_quote(set);
   if (sub.deadline_s > 0) cmd += fmt::format(" --deadline {}", sub.deadline_s);
