@@ -208,7 +208,8 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   if (vm.count("help")) {
     std::cout << desc
               << "\nThe experiment YAML has: name, data, features, oracle, problem, solvers, stop, record, repeats,\n"
-                 "seed, sweep (see README.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration.\n";
+                 "seed, sweep, executor (see README.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration\n"
+                 "or the results folder in use, 128+N stopped by signal N (the folder resumes).\n";
     return 0;
   }
   if (ra.file.empty()) {

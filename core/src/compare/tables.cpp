@@ -295,7 +295,7 @@ std::string format_text(const json& t) {
   int bad = 0;
   for (const auto& r : t["runs"]) {
     const std::string st = r["status"].get<std::string>();
-    if (st == "failed" || st == "timeout" || st == "diverged") {
+    if (st == "failed" || st == "timeout" || st == "diverged" || st == "interrupted") {
       if (bad++ == 0) s += "Runs that did not finish normally:\n";
       s += fmt::format("  {:<9} {} ({}): {}\n", st, r["run_id"].get<std::string>(), r["solver"].get<std::string>(),
                        r["message"].get<std::string>());
