@@ -9,6 +9,7 @@ packages=(
   liblbfgsb-dev liblinear-tools liblinear-dev libdlib-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy python3-pandas poppler-utils chromium
   clang libclang-rt-dev
+  slurm-wlm munge  # scripts/local-slurm.sh: a single-node Slurm for the cluster tests
 )
 # The HTML report inlines uPlot (npm package `uplot`, pinned): installed globally with npm below.
 UPLOT_VERSION=1.6.32

@@ -236,7 +236,8 @@ void check_reference(const LocatedJson& doc, const json& ref, const json& solver
 }
 
 const std::set<std::string> kTopKeys = {"name",    "description", "data",   "features", "oracle", "problem",
-                                        "solvers", "stop",        "record", "repeats",  "seed",   "sweep"};
+                                        "solvers", "stop",        "record", "repeats",  "seed",   "sweep",
+                                        "executor"};  // executor: where runs execute (executor/slurm.cpp), not what
 const std::vector<ParamSpec>& stop_schema() {
   static const std::vector<ParamSpec> s = {
       {"max_passes", ParamType::real, nullptr, 0.0, {}, {}, "stop after this many passes", true},
@@ -421,6 +422,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
   for (const json& point : points) {
     json cfg = root;
     cfg.erase("sweep");
+    cfg.erase("executor");  // not part of a run's configuration or config hash
     for (auto& [key, value] : point.items()) {
       const std::string at = doc.locate("/sweep/" + escape_pointer(key) + "#key");
       doc.relocate(set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", at, key)), at);

@@ -1,5 +1,6 @@
 // Shared helpers of the dataset plugins (see dualgap/data_utils.hpp).
 #include "dualgap/data_utils.hpp"
+#include "util.hpp"
 
 #include "datafetch/registry.hpp"
 
@@ -825,20 +826,7 @@ bool store_cache(const std::string& cache_dir, const CacheKey& key, const Data& 
   try {
     fs::create_directories(cache_dir);
     const std::string path = cache_path(cache_dir, key);
-    std::random_device rd;
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-    const std::string bytes = serialize_data(data, key.hash);
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      if (!f) return false;
-      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      f.close();
-      if (!f) {
-        fs::remove(tmp);
-        return false;
-      }
-    }
-    fs::rename(tmp, path);
+    write_file_atomic(path, serialize_data(data, key.hash));  // temp file, fsync, rename
     return true;
   } catch (const std::exception&) {
     return false;

@@ -3,11 +3,14 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <set>
 
 #include "check/claims.hpp"
 #include "compare/compare.hpp"
@@ -15,9 +18,13 @@
 #include "datafetch/registry.hpp"
 #include "config.hpp"
 #include "data_check.hpp"
+#include "executor/slurm.hpp"
+#include "lock.hpp"
 #include "loader.hpp"
 #include "runner.hpp"
 #include "scaffold/new_plugin.hpp"
+#include "selection.hpp"
+#include "status.hpp"
 #include "util.hpp"
 
 namespace po = boost::program_options;
@@ -33,6 +40,7 @@ usage: dualgap <command> [options]
 commands:
   run EXPERIMENT.yaml       run every solver of an experiment, write results/<name>/<run>/run.json
   validate EXPERIMENT.yaml  check the experiment and print the expanded runs; runs nothing
+  status RESULTS            done / failed / running / pending runs, and the Slurm jobs' states
   plugins                   list the plugins found on the plugin path
   describe PLUGIN           print a plugin's summary and parameter schema
   compare RESULTS...        tables, HTML report and figures from recorded runs
@@ -149,6 +157,15 @@ struct RunArgs {
   std::string file;
   std::vector<std::string> sets;
   std::vector<std::string> only;
+  std::vector<std::string> only_id;
+  std::string shard;
+  bool json = false;
+  bool wait_lock = false;
+  bool slurm_task = false;  ///< a task of a Slurm array: shares the folder's lock with its siblings
+  std::string executor;
+  slurm::Options slurm;     ///< command-line executor options (applied over the YAML's)
+  std::vector<std::string> sbatch_args;
+  bool wait = false;
   int jobs = 1;
   std::string out = "results";
   bool force = false;
@@ -165,24 +182,47 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
                                             "solvers.MP-BCFW.params.M=5 (repeatable)")(
       "only", po::value<std::vector<std::string>>(&ra.only)->composing(),
       "keep only the runs whose id matches this glob, e.g. 'MP-BCFW__r3' or '*__r[0-4]' (repeatable; "
-      "seeds stay those of the full experiment)");
-  if (validate_only) desc.add_options()("no-data", "do not load the data sets (by default each is loaded once)");
+      "seeds stay those of the full experiment)")(
+      "only-id", po::value<std::vector<std::string>>(&ra.only_id)->composing(),
+      "keep only the run with exactly this id (no glob; repeatable)")(
+      "shard", po::value<std::string>(&ra.shard),
+      "keep the I-th of N disjoint, balanced shares of the runs, e.g. --shard 3/8 (run k goes to share k mod N)");
+  if (validate_only)
+    desc.add_options()("json", "print the expanded runs as JSON (ids, config hashes, seeds)")(
+        "no-data", "do not load the data sets (by default each is loaded once)");
   if (!validate_only)
     desc.add_options()("jobs,j", po::value<int>(&ra.jobs)->default_value(1), "runs at once (child processes)")(
         "out,o", po::value<std::string>(&ra.out)->default_value("results"), "results folder")(
         "force", "rerun runs that finished before with the same config hash")(
         "deadline", po::value<double>(&ra.deadline), "hard wall-clock limit per run in seconds (watchdog)")(
-        "no-report", "do not write the HTML report");
-  desc.add_options()("experiment", po::value<std::string>(&ra.file), "experiment file");
+        "no-report", "do not write the HTML report")(
+        "wait-lock", "when another dualgap run writes into the same results folder, wait for it (default: exit 2)")(
+        "executor", po::value<std::string>(&ra.executor),
+        "local (default) or slurm: submit one job array (see 'Running on a cluster' in README.md)")(
+        "partition", po::value<std::string>(), "slurm: sbatch --partition")(
+        "time", po::value<std::string>(), "slurm: sbatch --time, per task (e.g. 2:00:00)")(
+        "mem", po::value<std::string>(), "slurm: sbatch --mem, per task (e.g. 4G)")(
+        "cpus-per-task", po::value<int>(), "slurm: sbatch --cpus-per-task; also the --jobs of each task")(
+        "max-concurrent", po::value<int>(), "slurm: tasks running at once (--array=0-N%K)")(
+        "runs-per-task", po::value<int>(), "slurm: runs per array task (default 1)")(
+        "sbatch-arg", po::value<std::vector<std::string>>(&ra.sbatch_args)->composing(),
+        "slurm: one more sbatch option, e.g. --sbatch-arg=--account=lab (repeatable)")(
+        "wait", "slurm: block until the array and the report job are done; exit 0/1 as a local run");
+  po::options_description hidden;
+  if (!validate_only) hidden.add_options()("slurm-task", "internal: run as a task of a Slurm array");
+  hidden.add_options()("experiment", po::value<std::string>(&ra.file), "experiment file");
+  po::options_description all;
+  all.add(desc).add(hidden);
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << desc
               << "\nThe experiment YAML has: name, data, features, oracle, problem, solvers, stop, record, repeats,\n"
-                 "seed, sweep (see README.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration.\n";
+                 "seed, sweep, executor (see README.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration\n"
+                 "or the results folder in use, 128+N stopped by signal N (the folder resumes).\n";
     return 0;
   }
   if (ra.file.empty()) {
@@ -196,6 +236,24 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
     throw ConfigError(fmt::format("--jobs {}: expected the number of runs at once, 1 to 4096", ra.jobs));
   if (vm.count("deadline") && !(ra.deadline > 0 && std::isfinite(ra.deadline)))
     throw ConfigError(fmt::format("--deadline {}: expected a limit in seconds greater than 0", ra.deadline));
+  ra.json = vm.count("json") > 0;
+  ra.wait_lock = vm.count("wait-lock") > 0;
+  ra.slurm_task = vm.count("slurm-task") > 0;
+  ra.wait = vm.count("wait") > 0;
+  // Executor options given on the command line, as `--set executor.KEY=V` (applied last).
+  for (const char* k : {"partition", "time", "mem"})
+    if (vm.count(k)) ra.sets.push_back(fmt::format("executor.{}={}", k, json(vm[k].as<std::string>()).dump()));
+  for (const char* k : {"cpus-per-task", "max-concurrent", "runs-per-task"})
+    if (vm.count(k)) {
+      std::string key = k;
+      std::replace(key.begin(), key.end(), '-', '_');
+      ra.sets.push_back(fmt::format("executor.{}={}", key, vm[k].as<int>()));
+    }
+  if (!ra.sbatch_args.empty()) {
+    json list = ra.sbatch_args;
+    ra.sets.push_back("executor.sbatch_args=" + list.dump());
+  }
+  if (!ra.executor.empty()) ra.sets.push_back("executor.name=" + ra.executor);
   return -1;
 }
 
@@ -221,12 +279,42 @@ std::vector<RunSpec> select_runs(const std::vector<RunSpec>& runs, const std::ve
   return kept;
 }
 
+/// --only globs, then --only-id exact ids (either keeps a run), then --shard of what is left.
+std::vector<RunSpec> selected_runs(const RunArgs& ra, const std::vector<std::string>& sets, const PluginRegistry& reg) {
+  auto all = expand_experiment(ra.file, ExpandOptions{sets}, reg);
+  std::vector<RunSpec> runs = all;
+  if (!ra.only.empty() || !ra.only_id.empty()) {
+    auto by_glob = ra.only.empty() ? std::vector<RunSpec>{} : select_runs(all, ra.only);
+    auto by_id = select_ids(all, ra.only_id);
+    std::set<std::string> keep;
+    for (auto& r : by_glob) keep.insert(r.run_id);
+    if (!ra.only_id.empty())
+      for (auto& r : by_id) keep.insert(r.run_id);
+    runs.clear();
+    for (auto& r : all)
+      if (keep.count(r.run_id)) runs.push_back(r);
+  }
+  if (!ra.shard.empty()) runs = select_shard(runs, parse_shard(ra.shard));
+  return runs;
+}
+
 int cmd_validate(const std::vector<std::string>& args) {
   RunArgs ra;
   if (int rc = parse_run_args(args, ra, true); rc >= 0) return rc;
   auto& reg = registry();
   print_problems(reg);
-  auto runs = select_runs(expand_experiment(ra.file, ExpandOptions{ra.sets}, reg), ra.only);
+  std::vector<std::string> sets = ra.sets;
+  slurm::read_options(ra.file, sets);  // validates the executor section too
+  auto runs = selected_runs(ra, sets, reg);
+  if (ra.json) {
+    json out = json::array();
+    for (auto& r : runs)
+      out.push_back({{"experiment", r.experiment}, {"run_id", r.run_id}, {"solver", r.solver_name}, {"label", r.label},
+                     {"repeat", r.repeat}, {"sweep_point", r.sweep_point}, {"seeds", r.config["seeds"]},
+                     {"config_hash", config_hash(r, reg)}, {"config", r.config}});
+    std::cout << out.dump(1) << "\n";
+    return 0;
+  }
   std::cout << fmt::format("{}: valid; {} runs\n", ra.file, runs.size());
   for (auto& r : runs) {
     std::string sweep = r.sweep_point.empty() ? "" : " " + r.sweep_point.dump();
@@ -243,7 +331,18 @@ int cmd_run(const std::vector<std::string>& args) {
   if (int rc = parse_run_args(args, ra, false); rc >= 0) return rc;
   auto& reg = registry();
   print_problems(reg);
-  auto runs = select_runs(expand_experiment(ra.file, ExpandOptions{ra.sets}, reg), ra.only);
+  std::vector<std::string> sets = ra.sets;
+  const slurm::Options exec = slurm::read_options(ra.file, sets);
+  auto runs = selected_runs(ra, sets, reg);
+  if (runs.empty()) {
+    std::cout << ra.file << ": no runs in this selection\n";
+    return 0;
+  }
+  if (exec.name == "slurm" && !ra.slurm_task)
+    return slurm::submit(runs, exec, {ra.file, sets, ra.out, ra.deadline, ra.force, ra.wait}, reg);
+  // One writer per results folder (Slurm tasks share it: they run disjoint runs).
+  FolderLock lock((fs::path(ra.out) / runs.front().experiment).string(),
+                  ra.slurm_task ? FolderLock::Mode::shared : FolderLock::Mode::exclusive, ra.wait_lock);
   RunnerOptions opts;
   opts.out_dir = ra.out;
   opts.jobs = ra.jobs;
@@ -254,8 +353,16 @@ int cmd_run(const std::vector<std::string>& args) {
                            (fs::path(ra.out) / runs.front().experiment).string());
   RunnerSummary s = run_all(runs, opts, reg);
   const fs::path exp_dir = fs::path(ra.out) / runs.front().experiment;
-  std::cout << fmt::format("{} runs: {} done, {} budget, {} skipped, {} diverged, {} timeout, {} failed\n", s.total, s.done,
+  std::cout << fmt::format("{} runs: {} done, {} budget, {} skipped, {} diverged, {} timeout, {} failed", s.total, s.done,
                            s.budget, s.skipped, s.diverged, s.timeout, s.failed);
+  if (s.interrupted) std::cout << fmt::format(", {} interrupted", s.interrupted);
+  std::cout << "\n";
+  if (s.stop_signal) {
+    // Stopped by a signal: the folder is resumable; the report would show an unfinished sweep.
+    std::cout << fmt::format("stopped by signal {} ({}); run the same command again to resume\n", s.stop_signal,
+                             strsignal(s.stop_signal));
+    return 128 + s.stop_signal;
+  }
   std::cout << "results: " << exp_dir.string() << "\n";
   if (!ra.no_report) {
     try {
@@ -288,6 +395,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "run") return cmd_run(args);
     if (cmd == "validate") return cmd_validate(args);
+    if (cmd == "status") return status_main(args);
     if (cmd == "plugins") return cmd_plugins(args);
     if (cmd == "describe") return cmd_describe(args);
     if (cmd == "compare") return compare::compare_main(args);
@@ -296,6 +404,9 @@ int main(int argc, char** argv) {
     if (cmd == "data") return datafetch::data_main(args);
     if (cmd == "new-plugin") return scaffold::new_plugin_main(args);
     std::cerr << "dualgap: unknown command '" << cmd << "'\n\n" << kUsage;
+    return 2;
+  } catch (const LockBusy& e) {
+    std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const ConfigError& e) {
     std::cerr << "error: " << printable(e.what()) << "\n";  // a Latin-1 byte of the input as \xNN

@@ -12,6 +12,7 @@ const char* to_string(RunStatus s) {
     case RunStatus::timeout: return "timeout";
     case RunStatus::diverged: return "diverged";
     case RunStatus::failed: return "failed";
+    case RunStatus::interrupted: return "interrupted";
   }
   return "?";
 }

@@ -33,7 +33,8 @@ struct DUALGAP_API Schedule {
   static Schedule from_json(const json& j);
 };
 
-enum class RunStatus { running, done, budget, timeout, diverged, failed };
+/// `interrupted`: the parent `dualgap run` was told to stop (SIGTERM/SIGINT/SIGHUP); rerun on resume.
+enum class RunStatus { running, done, budget, timeout, diverged, failed, interrupted };
 DUALGAP_API const char* to_string(RunStatus s);
 
 class DUALGAP_API RunRecorder final : public Recorder {

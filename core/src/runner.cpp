@@ -21,6 +21,7 @@
 #include "prepare.hpp"
 #include "dualgap/objective.hpp"
 #include "recorder.hpp"
+#include "signals.hpp"
 #include "util.hpp"
 
 namespace dualgap {
@@ -119,6 +120,16 @@ std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
   collect_files(run.config["data"], files);
   for (auto& f : files) h.add(file_hash_hex(f));
   return h.hex();
+}
+
+bool finished_before(const std::string& dir, const std::string& hash) {
+  try {
+    auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
+    const std::string st = j.value("status", "");
+    return j.value("config_hash", "") == hash && (st == "done" || st == "budget");
+  } catch (...) {
+    return false;
+  }
 }
 
 void execute_run(const RunSpec& run, const std::string& run_dir, const std::string& hash, const PluginRegistry& reg,
@@ -244,15 +255,6 @@ double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
   return 3600;
 }
 
-bool finished_before(const std::string& dir, const std::string& hash) {
-  try {
-    auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
-    const std::string st = j.value("status", "");
-    return j.value("config_hash", "") == hash && (st == "done" || st == "budget");
-  } catch (...) {
-    return false;
-  }
-}
 
 // After a child died without writing run.json: rebuild its partial curve from the append-only
 // log (header line + one line per checkpoint), mark it timeout / failed.
@@ -312,7 +314,7 @@ std::string describe_row(const std::string& dir) {
     std::string st = j.value("status", "?");
     std::string line = fmt::format("{:<8} primal {} gap {} passes {} time {}s", st, num("primal"), num("gap"),
                                    num("passes"), num("time"));
-    if (st == "failed" || st == "timeout" || st == "diverged") line += ": " + msg;
+    if (st == "failed" || st == "timeout" || st == "diverged" || st == "interrupted") line += ": " + msg;
     return line;
   } catch (const std::exception& e) {
     return std::string("unreadable run.json: ") + e.what();
@@ -340,6 +342,8 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
     queue.push_back(i);
   }
   std::cout.flush();
+  const StopSignals stop_signals;  // SIGTERM/SIGINT/SIGHUP: stop the children, keep their curves
+  const pid_t parent = ::getpid();
   std::vector<Child> running;
   int finished = 0;
   const int to_run = static_cast<int>(queue.size());
@@ -359,6 +363,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       else if (st == "budget") ++sum.budget;
       else if (st == "timeout") ++sum.timeout;
       else if (st == "diverged") ++sum.diverged;
+      else if (st == "interrupted") ++sum.interrupted;
       else ++sum.failed;
     } catch (...) {
       ++sum.failed;
@@ -366,6 +371,11 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
   };
 
   while (!queue.empty() || !running.empty()) {
+    if (const int sig = StopSignals::received(); sig != 0 && sum.stop_signal == 0) {
+      sum.stop_signal = sig;
+      queue.clear();  // not started: left for the resume
+      for (auto& c : running) kill(c.pid, SIGTERM);
+    }
     while (!queue.empty() && static_cast<int>(running.size()) < std::max(1, opts.jobs)) {
       const std::size_t i = queue.front();
       queue.pop_front();
@@ -375,6 +385,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       pid_t pid = fork();
       if (pid < 0) throw std::runtime_error("fork failed");
       if (pid == 0) {
+        child_after_fork(parent);
         // child: its stderr goes to the run folder
         int fd = ::open((fs::path(dirs[i]) / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
@@ -411,8 +422,16 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       }
       const RunSpec& run = runs[c.index];
       const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.jsonl");
+      const bool stopped = WIFSIGNALED(status) && (sum.stop_signal != 0 || WTERMSIG(status) == SIGTERM ||
+                                                    WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGHUP);
       if (c.killed) {
         salvage(run, c, "timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
+      } else if (stopped) {
+        // Told to stop (the parent's signal, or Slurm/Ctrl-C signalling the whole group): keep
+        // the partial curve, the resume reruns it; a run.json the child finished is kept as it is.
+        if (!wrote)
+          salvage(run, c, "interrupted", fmt::format("interrupted by signal {} ({}) after {:.1f} s", WTERMSIG(status),
+                                                    strsignal(WTERMSIG(status)), elapsed));
       } else if (WIFSIGNALED(status)) {
         salvage(run, c, "failed", fmt::format("the run crashed: signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
       } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {

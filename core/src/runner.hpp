@@ -18,13 +18,17 @@ struct RunnerOptions {
 };
 
 struct RunnerSummary {
-  int total = 0, skipped = 0, done = 0, budget = 0, failed = 0, timeout = 0, diverged = 0;
+  int total = 0, skipped = 0, done = 0, budget = 0, failed = 0, timeout = 0, diverged = 0, interrupted = 0;
+  int stop_signal = 0;  ///< SIGTERM/SIGINT/SIGHUP that stopped the sweep (0: it ran to the end)
   std::vector<std::string> run_dirs;
-  bool any_failure() const { return failed + timeout > 0; }
+  bool any_failure() const { return failed + timeout + interrupted > 0 || stop_signal != 0; }
 };
 
 /// The config hash of a run: resolved config + plugin binaries + data file checksums + seeds.
 DUALGAP_API std::string config_hash(const RunSpec& run, const PluginRegistry& reg);
+
+/// True when <dir>/run.json finished (done or budget) with this config hash: resume skips it.
+DUALGAP_API bool finished_before(const std::string& dir, const std::string& hash);
 
 /// Executes one run in this process and writes <run_dir>/run.json. Never throws: failures are
 /// recorded in run.json with status "failed".

@@ -1,11 +1,14 @@
 #include "util.hpp"
 #include "dualgap/data_utils.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -48,17 +51,30 @@ std::string file_hash_hex(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
+  // fsync before rename: on a cluster file system a rename can reach the server before the
+  // data, and a crash in between would leave an empty "finished" file.
   namespace fs = std::filesystem;
   fs::path p(path);
   if (p.has_parent_path()) fs::create_directories(p.parent_path());
   fs::path tmp = p;
   tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      fs::remove(tmp);
+      throw std::runtime_error(tmp.string() + ": write failed: " + std::strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    fs::remove(tmp);
+    throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
   }
   fs::rename(tmp, p);
 }

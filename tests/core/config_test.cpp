@@ -79,7 +79,7 @@ TEST_CASE("wrong type, out of range, unknown plugin, unknown top-level key") {
   CHECK(msg.find("multiclass") != std::string::npos);
 
   CHECK(error_of(std::string(kGood) + "stopp: {}\n") ==
-        "exp.yaml:11:1: unknown key 'stopp' (valid keys: data, description, features, name, oracle, problem, record, "
+        "exp.yaml:11:1: unknown key 'stopp' (valid keys: data, description, executor, features, name, oracle, problem, record, "
         "repeats, seed, solvers, stop, sweep)");
   CHECK(error_of(std::string(kGood).replace(std::string(kGood).find("max_passes: 3"), 13, "max_pases: 3"))
             .rfind("exp.yaml:8:12: stop: unknown key 'max_pases' (valid keys: max_passes,", 0) == 0);

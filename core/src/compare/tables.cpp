@@ -369,7 +369,7 @@ std::string format_tables(const json& t, TableFormat format) {
   int bad = 0;
   for (const auto& r : t["runs"]) {
     const std::string st = r["status"].get<std::string>();
-    if (st == "failed" || st == "timeout" || st == "diverged") {
+    if (st == "failed" || st == "timeout" || st == "diverged" || st == "interrupted") {
       if (bad++ == 0) s += render_heading("Runs that did not finish normally:", format);
       s += render_line(fmt::format("{:<9} {} ({}): {}", st, r["run_id"].get<std::string>(),
                                    r["solver"].get<std::string>(), r["message"].get<std::string>()),
