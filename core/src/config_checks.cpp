@@ -119,7 +119,9 @@ void check_record(const json& record, const Where& where) {
   if (!(g >= 1.0) || !std::isfinite(g))
     throw ConfigError(fmt::format("{}: record.geometric must be at least 1 (1 = no geometric schedule), got {}",
                                   where("geometric"), g));
-  if (g > 1.0 && !(record.value("first", 0.0) > 0.0))
+  // An absent `first` is the recorder's default, 1 pass (Schedule::from_json).
+  const double first = record.contains("first") && record["first"].is_number() ? record["first"].get<double>() : 1.0;
+  if (g > 1.0 && !(first > 0.0))
     throw ConfigError(fmt::format("{}: record.geometric = {} needs record.first > 0 (the first checkpoint, in passes); "
                                   "a schedule growing from 0 never advances",
                                   where(record.contains("first") ? "first" : "geometric"), g));
