@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "compare/model.hpp"
 #include "dualgap/objective.hpp"
 #include "iterates.hpp"
 #include "loader.hpp"
@@ -28,24 +29,6 @@ namespace fs = std::filesystem;
 
 namespace dualgap {
 namespace {
-
-std::vector<fs::path> find_runs(const std::vector<std::string>& roots) {
-  std::vector<fs::path> files;
-  for (auto& r : roots) {
-    const fs::path p(r);
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      files.push_back(p);
-      continue;
-    }
-    if (!fs::is_directory(p, ec)) throw std::runtime_error(r + ": no such file or folder");
-    for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (it->is_regular_file(ec) && it->path().filename() == "run.json") files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 /// "test=/data/x.txt" -> ("test", "/data/x.txt").
 std::pair<std::string, std::string> split_assignment(const std::string& s) {
@@ -165,7 +148,7 @@ int evaluate_main(const std::vector<std::string>& args) {
   const std::string tag = vm.count("tag") ? vm["tag"].as<std::string>() : default_tag(data);
   if (tag.empty() || tag.find_first_of("@/") != std::string::npos)
     throw ConfigError("--tag '" + tag + "': must be non-empty, without '@' or '/'");
-  const auto files = find_runs(vm["results"].as<std::vector<std::string>>());
+  const auto files = compare::find_run_files(vm["results"].as<std::vector<std::string>>());
   if (files.empty()) throw std::runtime_error("no run.json found under the given folders");
   auto& reg = registry();
   int failed = 0;
