@@ -215,6 +215,50 @@ TEST_CASE("check: the command line's verdicts, formats and exit status") {
   CHECK(run_cli("check " + f.results().string() + " --claims " + fails.string()).code == 1);
 }
 
+TEST_CASE("check: compare --html heads the report with the same verdicts as dualgap check") {
+  Fixture f;
+  for (int r = 0; r < 2; ++r) {
+    write(f.results(), make_run("e", "MP", r, gap_reaching(10, 30), std::vector<double>(30, 0.1)));
+    write(f.results(), make_run("e", "B", r, gap_reaching(25, 30), std::vector<double>(30, 0.2)));
+  }
+  const auto claims = f.claims(R"(
+  - {id: fewer-2, ref: Fig. 4, text: MP fewer calls, paper: 3x fewer, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 2}}
+  - {id: fewer-5, ref: Fig. 4, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 5}}
+  - {id: nobody, ref: Fig. 5, fewer: {a: MP, b: Nobody, to: {gap: 1e-2}}}
+  - {id: big, ref: Fig. 6, scale: full, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 2}}
+)");
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const fs::path html = f.dir.path / "report.html";
+  auto r = run_cli("compare " + f.results().string() + " --html " + html.string() + " --claims " + claims.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::string page = read(html);
+  CHECK(page.find("<section id=\"claims\">") < page.find("id=\"controls\""));  // at the top
+  CHECK(page.find("<b>2 hold</b>, <b>1 fail</b>, 1 not measurable, 0 other") != std::string::npos);
+  CHECK(page.find("<td>fewer-2</td><td>MP fewer calls</td><td>Fig. 4</td><td>3x fewer</td><td>oracle_calls to gap "
+                  "0.01: MP 100 [100, 100] 2/2; B 250") != std::string::npos);
+  CHECK(page.find("<td class=\"v fails\">fails</td>") != std::string::npos);
+  // The same file evaluated at CI scale: the full-scale claim is shown as such, not evaluated.
+  r = run_cli("compare " + f.results().string() + " --html " + html.string() + " --claims " + claims.string() +
+              " --claims-scale ci");
+  REQUIRE(r.code == 0);
+  page = read(html);
+  CHECK(page.find("at CI scale: <b>1 hold</b>, <b>1 fail</b>, 1 not measurable, 1 other") != std::string::npos);
+  CHECK(page.find("<td class=\"v other\">full scale only</td>") != std::string::npos);
+  // --no-claims, and runs no claims file names (no experiments/ folder here): no section.
+  REQUIRE(run_cli("compare " + f.results().string() + " --html " + html.string() + " --no-claims").code == 0);
+  CHECK(read(html).find("<section id=\"claims\">") == std::string::npos);
+  // A claims file that cannot be read leaves the report without claims and says why.
+  const auto bad = f.claims("  - {id: a, ref: Fig. 4, fewer: {a: MP, b: B, bye: 2}}\n", "bad.yaml");
+  r = run_cli("compare " + f.results().string() + " --html " + html.string() + " --claims " + bad.string());
+  CHECK(r.code == 0);
+  CHECK(r.output.find("warning: the report shows no claims: ") != std::string::npos);
+  CHECK(read(html).find("<section id=\"claims\">") == std::string::npos);
+}
+
 TEST_CASE("check: a bad claims file is refused with its line") {
   Fixture f;
   write(f.results(), make_run("e", "MP", 0, gap_reaching(10, 30), std::vector<double>(30, 0.1)));

@@ -74,6 +74,15 @@ DUALGAP_API std::string format_outcomes(const ClaimsFile& file, const std::vecto
                                         bool header = true);
 DUALGAP_API nlohmann::json outcomes_json(const ClaimsFile& file, const std::vector<Outcome>& outcomes);
 
+/// The claims files (experiments/*/claims.yaml, from ./experiments or the source tree) that name
+/// an experiment of these runs. Throws std::runtime_error for a bad claims file.
+DUALGAP_API std::vector<ClaimsFile> claims_for_runs(const compare::RunSet& set);
+
+/// Every claim of `files` evaluated on `set`: one outcomes_json() per file (the HTML report's
+/// verdicts at its top).
+DUALGAP_API nlohmann::json verdicts_json(const compare::RunSet& set, const std::vector<ClaimsFile>& files,
+                                         bool ci_scale);
+
 /// Entry point of `dualgap check ARGS...`. 0: every measurable claim holds; 1: a claim fails
 /// (or, with --strict, is not measurable), or the tool failed; 2: bad usage or a bad claims file.
 DUALGAP_API int check_main(const std::vector<std::string>& args);

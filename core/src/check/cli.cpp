@@ -1,4 +1,5 @@
 // `dualgap check RESULTS... [--claims FILE]... [--format text|markdown|json] [--scale full|ci] [--strict]`
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -46,6 +47,29 @@ std::vector<fs::path> default_claims_files() {
 }
 
 }  // namespace
+
+std::vector<ClaimsFile> claims_for_runs(const compare::RunSet& set) {
+  std::set<std::string> present;
+  for (const auto& r : set.runs) present.insert(r.experiment);
+  std::vector<ClaimsFile> files;
+  for (const auto& p : default_claims_files()) {
+    ClaimsFile f = read_claims(p.string());
+    const auto named = experiments_of(f);
+    if (std::any_of(named.begin(), named.end(), [&](const std::string& e) { return present.count(e) > 0; }))
+      files.push_back(std::move(f));
+  }
+  return files;
+}
+
+json verdicts_json(const compare::RunSet& set, const std::vector<ClaimsFile>& files, bool ci_scale) {
+  json all = json::array();
+  for (const auto& f : files) {
+    std::vector<Outcome> outcomes;
+    for (const auto& c : f.claims) outcomes.push_back(evaluate(set, f, c, ci_scale));
+    all.push_back(outcomes_json(f, outcomes));
+  }
+  return all;
+}
 
 int check_main(const std::vector<std::string>& args) {
   std::vector<std::string> inputs, claims_paths;
@@ -99,20 +123,15 @@ int check_main(const std::vector<std::string>& args) {
     return 1;
   }
   if (claims_paths.empty()) {
-    std::set<std::string> present;
-    for (const auto& r : set.runs) present.insert(r.experiment);
     try {
-      for (const auto& p : default_claims_files()) {
-        ClaimsFile f = read_claims(p.string());
-        const auto named = experiments_of(f);
-        if (std::any_of(named.begin(), named.end(), [&](const std::string& e) { return present.count(e) > 0; }))
-          files.push_back(std::move(f));
-      }
+      files = claims_for_runs(set);
     } catch (const std::exception& e) {
       std::cerr << "error: " << e.what() << "\n";
       return 2;
     }
     if (files.empty()) {
+      std::set<std::string> present;
+      for (const auto& r : set.runs) present.insert(r.experiment);
       std::cerr << "dualgap check: no experiments/*/claims.yaml names the experiments of these runs ("
                 << fmt::format("{}", fmt::join(present, ", ")) << "); give --claims FILE\n";
       return 2;

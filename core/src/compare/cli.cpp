@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "check/claims.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 
@@ -57,6 +58,21 @@ std::set<std::string> available_columns(const RunSet& set) {
   return names;
 }
 
+/// The claims of `claims_paths` (none given: every experiments/*/claims.yaml naming an experiment of
+/// the runs) evaluated on the runs, for the report's verdicts. A claims file that cannot be read
+/// is a warning here (the report is still written); `dualgap check` reports it as an error.
+json report_verdicts(const RunSet& set, const std::vector<std::string>& claims_paths, bool ci_scale) {
+  try {
+    std::vector<check::ClaimsFile> files;
+    for (const auto& p : claims_paths) files.push_back(check::read_claims(p));
+    if (claims_paths.empty()) files = check::claims_for_runs(set);
+    return check::verdicts_json(set, files, ci_scale);
+  } catch (const std::exception& e) {
+    std::cerr << "warning: the report shows no claims: " << e.what() << "\n";
+    return json::array();
+  }
+}
+
 void write_file(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary);
   f << content;
@@ -68,7 +84,8 @@ void write_file(const std::string& path, const std::string& content) {
 
 int compare_main(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
-  std::string x, y, html, figure, json_out, eps_s, metrics_s, title, csv, format_s, levels_s, size_s;
+  std::string x, y, html, figure, json_out, eps_s, metrics_s, title, csv, format_s, levels_s, size_s, claims_scale;
+  std::vector<std::string> claims_paths;
   FigureOptions fig;
   Selection selection;
   ProfileOptions profile;
@@ -94,6 +111,12 @@ int compare_main(const std::vector<std::string>& args) {
       ("json", po::value(&json_out)->implicit_value("-"), "write the computed tables as JSON (--json=FILE, or stdout)")
       ("csv", po::value(&csv), "write every curve in long format (one row per run x checkpoint) to FILE")
       ("html", po::value(&html), "write a self-contained interactive HTML report")
+      ("claims", po::value(&claims_paths)->composing(),
+       "claims file whose verdicts head the HTML report (repeatable; default: every experiments/*/claims.yaml "
+       "that names an experiment of the runs, as dualgap check)")
+      ("claims-scale", po::value(&claims_scale)->default_value("full"),
+       "full, or ci: claims marked 'scale: full' are shown as such and not evaluated (as dualgap check --scale)")
+      ("no-claims", "no claims section in the HTML report")
       ("figure", po::value(&figure), "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile)")
       ("metrics", po::value(&metrics_s), "figure metrics, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
                                          " rel_objective,test_error without a certified dual)")
@@ -159,6 +182,7 @@ int compare_main(const std::vector<std::string>& args) {
       throw po::error(e.what());
     }
     if (levels_s != "relative" && levels_s != "absolute") throw po::error("--levels must be relative or absolute");
+    if (claims_scale != "full" && claims_scale != "ci") throw po::error("--claims-scale must be full or ci");
     if (fig.style != "paper" && fig.style != "slides" && fig.style != "screen")
       throw po::error("--style must be paper, slides or screen");
     if (fig.band != "minmax" && fig.band != "iqr" && fig.band != "none")
@@ -235,6 +259,10 @@ int compare_main(const std::vector<std::string>& args) {
       h.x = x;
       h.y = y;
       h.eps = eps;
+      if (!vm.count("no-claims")) {
+        h.verdicts = report_verdicts(set, claims_paths, claims_scale == "ci");
+        h.verdicts_scale = claims_scale;
+      }
       write_file(html, render_html(set, h, options));
       std::cerr << "wrote " << html << "\n";
     }
@@ -261,6 +289,7 @@ std::string write_report(const std::vector<std::string>& result_dirs, const std:
   bool has_oracle_calls = false;
   for (const auto& r : set.runs) has_oracle_calls = has_oracle_calls || r.column("oracle_calls");
   h.x = has_oracle_calls ? "oracle_calls" : "passes";
+  h.verdicts = report_verdicts(set, {}, false);
   write_file(html_path, render_html(set, h, options));
   return html_path;
 }

@@ -272,8 +272,45 @@ h1{font-size:20px;margin:0 0 6px} h2{font-size:16px;margin:26px 0 6px;border-bot
 table{border-collapse:collapse;margin:4px 0 10px;font-size:12.5px} td,th{border:1px solid #ddd;padding:2px 7px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} .note{color:#666;font-size:12px;margin:2px 0} .warn{color:#a40}
 .st-done{color:#262} .st-budget{color:#555} .st-timeout{color:#b60} .st-failed,.st-diverged{color:#c00;font-weight:bold}
-.msg{color:#a40}
+.msg{color:#a40} .v.holds{color:#262;font-weight:bold} .v.fails{color:#c00;font-weight:bold} .v.other{color:#666}
 )CSS";
+
+/// The claims section at the top of the report: a summary line, then one row per claim with the
+/// paper's figure, the paper's result, what these runs measure and the verdict (as `dualgap check`).
+std::string verdicts_html(const json& files, const std::string& scale) {
+  if (!files.is_array() || files.empty()) return "";
+  int counts[4] = {0, 0, 0, 0};  // holds, fails, not measurable, other (skipped, external)
+  std::string rows;
+  for (const auto& f : files)
+    for (const auto& c : f["claims"]) {
+      const std::string v = c["verdict"].get<std::string>();
+      const bool external = c["kind"] == "external";
+      const int k = external ? 3 : v == "holds" ? 0 : v == "fails" ? 1 : v == "not measurable" ? 2 : 3;
+      ++counts[k];
+      const std::string shown = external ? "measured elsewhere" : v == "skipped" ? "full scale only" : v;
+      const char* cls = k == 0 ? "holds" : k == 1 ? "fails" : "other";
+      std::string measured = c["measured"].get<std::string>();
+      const std::string reason = c["reason"].get<std::string>();
+      if (!reason.empty() && (k == 1 || k == 2)) measured += (measured.empty() ? "" : " — ") + reason;
+      rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"v {}\">{}</td></tr>",
+                          esc(c["id"].get<std::string>()), esc(c["text"].get<std::string>()),
+                          esc(c["ref"].get<std::string>()), esc(c["paper"].get<std::string>()), esc(measured), cls,
+                          esc(shown));
+    }
+  std::string h = "<section id=\"claims\"><h2>Claims</h2>";
+  h += fmt::format("<p class=\"note\">The paper's claims of the files below, evaluated on these runs by the code of "
+                   "<code>dualgap check</code>{}: <b>{} hold</b>, <b>{} fail</b>, {} not measurable, {} other "
+                   "(checked by the full-scale run only, or measured by another tool).</p>",
+                   scale == "ci" ? " at CI scale" : "", counts[0], counts[1], counts[2], counts[3]);
+  for (const auto& f : files) {
+    const std::string paper = f.value("paper", std::string());
+    h += "<p class=\"note\">" + esc(f["claims_file"].get<std::string>()) + (paper.empty() ? "" : ": " + esc(paper)) +
+         "</p>";
+  }
+  h += "<table class=\"claims\"><tr><th>claim</th><th>statement</th><th>paper</th><th>paper's result</th>"
+       "<th>measured here</th><th>verdict</th></tr>" + rows + "</table></section>\n";
+  return h;
+}
 
 // y quantities whose tables are precomputed (all convergence measures and errors; a raw column
 // chosen in the page shows a note instead of stale tables).
@@ -421,6 +458,7 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
                      "from the recorded oracle time; 'solver time (as recorded)' shows the measurement).",
                      options.oracle_cost);
   h += "</p>\n";
+  h += verdicts_html(html.verdicts, html.verdicts_scale);
   h += "<div id=\"controls\"><label>x <select id=\"sel-x\"></select></label>"
        "<label>y <select id=\"sel-y\"></select></label>"
        "<label>x scale <select id=\"sel-logx\"><option value=\"auto\">auto</option><option value=\"linear\">linear"

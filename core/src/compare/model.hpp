@@ -278,6 +278,10 @@ struct HtmlOptions {
   std::string title = "dualgap compare";
   std::string x = "passes", y = "primal_subopt";
   std::vector<double> eps;
+  /// The papers' claims evaluated on these runs (check::verdicts_json: one entry per claims
+  /// file), shown at the top of the report; null or empty: no claims section.
+  nlohmann::json verdicts;
+  std::string verdicts_scale = "full";  ///< full or ci: the scale they were evaluated at
 };
 
 /// uPlot's browser build and stylesheet, inlined into the report.
