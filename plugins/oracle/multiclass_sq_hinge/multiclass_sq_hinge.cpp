@@ -3,7 +3,7 @@
 // with the partial gradient and curvature of Algorithm 3 (block j in O(nnz_j (K-1))).
 #include <cmath>
 
-#include "block_loss_impl.hpp"
+#include "block_loss/block_loss_impl.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
