@@ -13,11 +13,13 @@
 
 #include <random>
 
-#include "dual_state.hpp"
+#include "dense_blocks.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
 #include "loader.hpp"
 #include "schema.hpp"
+#include "marginal_blocks.hpp"
+#include "support_scores.hpp"
 #include "working_set.hpp"
 
 namespace {
@@ -88,7 +90,7 @@ BENCHMARK(oracle_call);
 
 void exact_step(benchmark::State& state) {
   auto& f = fx();
-  dualgap_bcfw::DualState st(f.ex, *f.oracle, 1.0 / f.n, 64);
+  dualgap_bcfw::MarginalBlocks st(f.ex, *f.oracle, 1.0 / f.n, 64);
   Labeling lab;
   std::vector<double> S;
   std::size_t i = 0;
@@ -103,7 +105,7 @@ BENCHMARK(exact_step);
 
 void approx_step(benchmark::State& state) {
   auto& f = fx();
-  dualgap_bcfw::DualState st(f.ex, *f.oracle, 1.0 / f.n, 64);
+  dualgap_bcfw::MarginalBlocks st(f.ex, *f.oracle, 1.0 / f.n, 64);
   dualgap_bcfw::WorkingSets ws(f.ex);
   Labeling lab;
   std::vector<double> S;
@@ -164,30 +166,30 @@ GraphFixture& gfx() {
   return f;
 }
 
-void graph_approx_step(benchmark::State& state) {
-  auto& f = gfx();
-  const bool dense = state.range(0) == 1;
-  dualgap_bcfw::DualState st(f.ex, *f.oracle, 1.0 / f.n, 64);
+template <class Storage>
+void graph_approx_run(benchmark::State& state, GraphFixture& f, Storage& st) {
   dualgap_bcfw::WorkingSets ws(f.ex);
   const auto dim = static_cast<std::size_t>(st.w.size());
-  if (dense) st.enable_dense(), ws.keep_vectors(dim);
+  if constexpr (Storage::kDense) ws.keep_vectors(dim);
   std::mt19937_64 rng(3);
   std::vector<int> y(f.U);
-  std::vector<double> vec(dim), S;
+  std::vector<double> S;
+  auto plane = [&](std::size_t i, const int* lab) -> const double* {
+    if constexpr (Storage::kDense) return st.plane_of(i, lab);
+    else return nullptr;
+  };
   for (std::size_t i = 0; i < static_cast<std::size_t>(f.n); ++i) {
     const int* yi = f.ex.y.data() + f.ex.unit_begin(i);
-    st.plane_vector(i, yi, vec.data());
-    ws.add(i, yi, 0.0, 0, 1000, vec.data());
+    ws.add(i, yi, 0.0, 0, 1000, plane(i, yi));
     for (int& v : y) v = static_cast<int>(rng() & 1);
-    st.plane_vector(i, y.data(), vec.data());
-    ws.add(i, y.data(), 0.5, 0, 1000, vec.data());
+    ws.add(i, y.data(), 0.5, 0, 1000, plane(i, y.data()));
   }
   std::size_t i = 0;
   for (auto _ : state) {
     std::size_t best;
-    if (dense) {
+    if constexpr (Storage::kDense) {
       best = ws.argmax_dense(i, st.w.data());
-      st.step_dense(i, ws.vec(i, best), ws.offset(i, best));
+      st.step(i, ws.vec(i, best), ws.offset(i, best));
     } else {
       StructuredOracle::unary_scores(f.ex, i, st.w, S);
       best = ws.argmax(st, i, S.data());
@@ -195,7 +197,18 @@ void graph_approx_step(benchmark::State& state) {
     }
     if (++i == static_cast<std::size_t>(f.n)) i = 0;
   }
-  state.SetLabel(dense ? "dense blocks" : "marginal tables");
+  state.SetLabel(Storage::kDense ? "dense blocks" : "marginal tables");
+}
+
+void graph_approx_step(benchmark::State& state) {
+  auto& f = gfx();
+  if (state.range(0) == 1) {
+    dualgap_bcfw::DenseBlocks st(f.ex, *f.oracle, 1.0 / f.n);
+    graph_approx_run(state, f, st);
+  } else {
+    dualgap_bcfw::MarginalBlocks st(f.ex, *f.oracle, 1.0 / f.n, 64);
+    graph_approx_run(state, f, st);
+  }
 }
 BENCHMARK(graph_approx_step)->Arg(0)->Arg(1);
 

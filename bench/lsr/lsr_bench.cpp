@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "../../plugins/solver/gls/least_squares.hpp"
+#include "lsr/least_squares.hpp"
 
 using namespace dualgap;
 

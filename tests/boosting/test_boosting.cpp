@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "../../plugins/solver/multiboost_cw/master_problem.hpp"
+#include "boosting/master_problem.hpp"
 #include "dualgap/oracles/weak_learner.hpp"
 #include "dualgap/solver.hpp"
 #include "test_support.hpp"

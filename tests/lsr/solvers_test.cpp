@@ -2,7 +2,7 @@
 // Eigen's direct least squares, gls softmax against plain gradient descent on the same
 // objective, the simplex projection against brute-force enumeration of supports,
 // calibrated_ls and stagewise against gls.
-#include "../../plugins/solver/gls/least_squares.hpp"
+#include "lsr/least_squares.hpp"
 #include "lsr_support.hpp"
 
 using namespace dualgap;

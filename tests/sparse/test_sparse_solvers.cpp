@@ -4,7 +4,7 @@
 // gap -> 0; FOBOS decreasing the objective.
 #include <cmath>
 
-#include "../../plugins/solver/bcd/sparse_common.hpp"
+#include "sparse/sparse_common.hpp"
 #include "sparse_support.hpp"
 
 using namespace dualgap;

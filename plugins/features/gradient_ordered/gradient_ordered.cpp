@@ -8,7 +8,7 @@
 // in this pass. Before any residual is seen the order is by decreasing column norm (frequent
 // words first). Blocks already drawn keep their columns, so test rows get the same features.
 #include "dualgap/plugin.hpp"
-#include "../random_fourier/random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

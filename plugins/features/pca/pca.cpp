@@ -3,7 +3,7 @@
 // whitened by 1/sqrt(eigenvalue). Preprocessing of appendix A.2.1 of Agarwal et al., "Least
 // Squares Revisited", ICML 2014 (MNIST is PCA-ed to 50 dimensions before random features).
 #include "dualgap/plugin.hpp"
-#include "../random_fourier/random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

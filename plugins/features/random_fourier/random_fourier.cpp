@@ -4,7 +4,7 @@
 // distance of a training sample, optionally after PCA, as in appendix A.2.1 of Agarwal et al.,
 // "Least Squares Revisited", ICML 2014 (the generator of Algorithm 3).
 #include "dualgap/plugin.hpp"
-#include "random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // reasonable sensitivity"), b_j ~ N(0, 1). Generator of Algorithm 3 of Agarwal et al.,
 // "Least Squares Revisited", ICML 2014 (appendix A.2.1).
 #include "dualgap/plugin.hpp"
-#include "../random_fourier/random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

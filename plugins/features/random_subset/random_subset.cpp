@@ -4,7 +4,7 @@
 // permutation of the d features in chunks of p (the last chunk of a pass may be shorter);
 // with replacement, block b is p uniform draws from the stream (seed, b). Keeps sparsity.
 #include "dualgap/plugin.hpp"
-#include "../random_fourier/random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

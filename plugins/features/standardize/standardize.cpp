@@ -3,7 +3,7 @@
 // of the column), never centred, so that it stays sparse. Preprocessing of Agarwal et al.,
 // "Least Squares Revisited", ICML 2014 experiments.
 #include "dualgap/plugin.hpp"
-#include "../random_fourier/random_features.hpp"
+#include "features/random_features.hpp"
 
 namespace {
 

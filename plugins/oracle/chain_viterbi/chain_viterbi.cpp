@@ -8,14 +8,15 @@
 
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
+#include "simd/clones.hpp"
 
 namespace {
 
 // out[b] = max_a prev[a] + T[a*K + b] for b < K. The loop over b is innermost: contiguous
-// rows of T, a max without a branch, so the compiler vectorizes it.
-__attribute__((always_inline)) inline void max_plus_body(int K, const double* __restrict prev,
-                                                         const double* __restrict T,
-                                                         double* __restrict out) {
+// rows of T, a max without a branch, so the compiler vectorizes it (with AVX2, four labels per
+// instruction instead of two: simd/clones.hpp).
+DUALGAP_SIMD_CLONES void max_plus(int K, const double* __restrict prev, const double* __restrict T,
+                                  double* __restrict out) {
   for (int b = 0; b < K; ++b) out[b] = prev[0] + T[b];
   for (int a = 1; a < K; ++a) {
     const double pa = prev[a];
@@ -26,29 +27,6 @@ __attribute__((always_inline)) inline void max_plus_body(int K, const double* __
     }
   }
 }
-void max_plus_generic(int K, const double* prev, const double* T, double* out) {
-  max_plus_body(K, prev, T, out);
-}
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-// The same code compiled for AVX2 (four labels per instruction instead of two), used when the
-// CPU has it (run-time check: the plugin still runs on any x86-64).
-__attribute__((target("avx2"))) void max_plus_avx2(int K, const double* prev, const double* T,
-                                                   double* out) {
-  max_plus_body(K, prev, T, out);
-}
-void max_plus(int K, const double* prev, const double* T, double* out) {
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  if (avx2) max_plus_avx2(K, prev, T, out);
-  else max_plus_generic(K, prev, T, out);
-}
-#else
-void max_plus(int K, const double* prev, const double* T, double* out) {
-  max_plus_generic(K, prev, T, out);
-}
-#endif
 
 class ChainViterbi final : public dualgap::StructuredOracle {
  public:

@@ -7,7 +7,7 @@
 
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
-#include "potts_model.hpp"
+#include "potts/potts_model.hpp"
 
 namespace {
 

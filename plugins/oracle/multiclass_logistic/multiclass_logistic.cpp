@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../multiclass_sq_hinge/block_loss_impl.hpp"
+#include "block_loss/block_loss_impl.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {

@@ -3,24 +3,20 @@
 // with the partial gradient and curvature of Algorithm 3 (block j in O(nnz_j (K-1))).
 #include <cmath>
 
-#include "block_loss_impl.hpp"
+#include "block_loss/block_loss_impl.hpp"
 #include "dualgap/plugin.hpp"
+#include "simd/clones.hpp"
 
 namespace {
 
 // The two column sweeps of BCD (Algorithm 3), flat and branch-free so that the K-loop
 // vectorizes: every class r is computed (r = y_i included, whose margin A_iy = 1 - s_y + s_y = 1
 // is then taken out again), max(A, 0) and [A > 0] replace the paper's test "A_ir > 0". One
-// clone per instruction set (AVX2+FMA, baseline), chosen once at load time.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DUALGAP_SQH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DUALGAP_SQH_CLONES
-#endif
+// clone per instruction set (AVX2+FMA, baseline), chosen once at load time (simd/clones.hpp).
 
 // G[r] += x max(A_ir, 0), h[r] += x^2 [A_ir > 0] (r != y_i); G[y_i] -= x sum_{r != y_i} max(A_ir, 0),
 // h[y_i] += x^2 #{r != y_i : A_ir > 0}; over the nnz non-zeros (idx, val) of one column.
-DUALGAP_SQH_CLONES
+DUALGAP_SIMD_CLONES
 void sq_hinge_grad_sweep(const int* idx, const double* val, int nnz, const double* S, const int* y,
                          int K, double* __restrict G, double* __restrict h) {
   for (int k = 0; k < nnz; ++k) {
@@ -50,7 +46,7 @@ void sq_hinge_grad_sweep(const int* idx, const double* val, int nnz, const doubl
 
 // s_i += x_ij delta for the non-zeros of column j; returns the change of
 // sum_i sum_{r != y_i} max(A_ir, 0)^2 (old and new margin in the same loop).
-DUALGAP_SQH_CLONES
+DUALGAP_SIMD_CLONES
 double sq_hinge_update_sweep(const int* idx, const double* val, int nnz, double* S, const int* y,
                              int K, const double* __restrict delta) {
   double change = 0;

@@ -3,7 +3,7 @@
 // else -1. Block j in O(nnz_j K).
 #include <cmath>
 
-#include "../multiclass_sq_hinge/block_loss_impl.hpp"
+#include "block_loss/block_loss_impl.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "dualgap/plugin.hpp"
-#include "sparse_common.hpp"
+#include "sparse/sparse_common.hpp"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "dual_state.hpp"
+#include "dualgap/iterate.hpp"
 
 namespace dualgap_bcfw {
 
@@ -23,8 +24,10 @@ class Average {
  public:
   explicit Average(Eigen::Index dim) : U_(Vector::Zero(dim)) {}
 
-  /// Called after every step (of any kind), with the state whose last change is to be counted.
-  void after_step(const DualState& s) {
+  /// Called after every step (of any kind), with the state whose last change is to be counted
+  /// (a block storage: MarginalBlocks or DenseBlocks).
+  template <class Blocks>
+  void after_step(const Blocks& s) {
     if (samples_ > 0) s.add_last_change(U_.data(), c(samples_));
   }
   /// Called after a step of this average's kind: takes phi(now) as the next sample.
@@ -63,5 +66,50 @@ inline double best_interpolation(const Vector& a, double ca, const Vector& b, do
   const double t = ((cb - ca) / lambda - a.dot(diff)) / q;
   return t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
 }
+
+/// The averages of section 3.5 as the loop uses them: BCFW-avg averages the iterates after exact
+/// steps; MP-BCFW-avg keeps a second average over approximate steps and reports the best-dual
+/// interpolation of the two.
+class IterateAverages {
+ public:
+  /// on = option averaging; multiplane = whether approximate steps happen (second average).
+  IterateAverages(bool on, bool multiplane, Eigen::Index dim)
+      : on_(on), multiplane_(multiplane), exact_(on ? dim : 0), approx_(on && multiplane ? dim : 0) {}
+
+  /// After every block step: phibar(k+1) = k/(k+2) phibar(k) + 2/(k+2) phi(k+1) for the average
+  /// of the step's kind; the other average only books the change (lazy, see Average).
+  template <class Blocks>
+  void after_step(const Blocks& st, bool exact) {
+    if (!on_) return;
+    exact_.after_step(st);
+    if (multiplane_) approx_.after_step(st);
+    if (exact) exact_.sample(st);
+    else if (multiplane_) approx_.sample(st);
+  }
+
+  /// Points the iterate at the averaged primal point (in w_eval) and returns the averaged dual
+  /// offset phibar_circ; returns false, touching nothing, when there is nothing to average yet.
+  bool report(const DualState& st, dualgap::Iterate& it, Vector& w_eval, double& circ) {
+    if (!on_ || exact_.samples() == 0) return false;
+    exact_.weights(st, w_eval);
+    circ = exact_.circ(st);
+    if (multiplane_ && approx_.samples() > 0) {
+      approx_.weights(st, wb_);
+      const double cb = approx_.circ(st);
+      const double t = best_interpolation(w_eval, circ, wb_, cb, st.lambda());
+      w_eval = (1 - t) * w_eval + t * wb_;
+      circ = (1 - t) * circ + t * cb;
+      it.set("interpolation", t);
+    }
+    it.set("dual_last", st.dual());
+    it.w = &w_eval;
+    return true;
+  }
+
+ private:
+  bool on_, multiplane_;
+  Average exact_, approx_;
+  Vector wb_;
+};
 
 }  // namespace dualgap_bcfw

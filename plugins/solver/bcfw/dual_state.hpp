@@ -1,26 +1,19 @@
-// Dual state of the structural SVM and the block-coordinate Frank-Wolfe step on it.
+// The dual of the structural SVM and what every block storage shares: w, phi_circ, the block
+// offsets and the exact line search of a block step.
 //
 // Objective: min_w lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i)
 //                                                       + <w, phi(x_i,y) - phi(x_i,y_i)>].
 // Dual: F(phi) = -||phi_star||^2 / (2 lambda) + phi_circ, phi = sum_i phi^i, each phi^i a convex
 // combination of the planes phi^{iy} = (1/n)[phi(x_i,y) - phi(x_i,y_i); Delta + c(y) - c(y_i)].
 // Lines 7-8 of Algorithm 2 of Shah, Kolmogorov, Lampert, CVPR 2015 (BCFW of Lacoste-Julien et
-// al., ICML 2013).
+// al., ICML 2013): the step on block i towards a plane phihat with exact line search.
 //
-// Representation (why: memory and speed). phi(x_i, y) = A_i^T m(y), where m(y) is the indicator
-// table of the labeling (units_i x K) plus its K x K pair-count table, and A_i maps a table to
-// feature space through the unit rows x_u. So phi^i is kept as its *marginal table* mbar_i (a
-// convex combination of indicator tables) plus the pair table and the scalar offset part; only
-// the global w = -phi_star / lambda and phi_circ are dense. A step never builds a dense plane:
-//   Delta m = mbar_i - m(yhat),  <A_i^T Delta m, w> = <Delta m, S>  (S = unary scores of w),
-//   ||A_i^T Delta m||^2 = sum_k Dm_k^T G_i Dm_k  (G_i = Gram matrix of the units of example i)
-// or, for one unit, ||x_i||^2 ||Delta m||^2.
+// How the feature part of phi^i is stored is the job of a block storage built on this class:
+// MarginalBlocks (marginal_blocks.hpp: units x K tables) or DenseBlocks (dense_blocks.hpp:
+// dim-vectors). The loop (mp_bcfw.hpp) is a template over the storage.
 #pragma once
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "dualgap/oracles/structured.hpp"
@@ -31,136 +24,10 @@ using dualgap::Examples;
 using dualgap::StructuredOracle;
 using dualgap::Vector;
 
-namespace detail {
-
-// w[0..d) += sum_{q < m} c[q] x_q[0..d): four rows per sweep over w (a quarter of the loads and
-// stores of w that one axpy per row needs); the loop over j vectorizes.
-__attribute__((always_inline)) inline void axpy_rows_body(double* w, const double* c,
-                                                          const double* const* x, int m,
-                                                          std::size_t d) {
-  int q = 0;
-  for (; q + 4 <= m; q += 4) {
-    const double c0 = c[q], c1 = c[q + 1], c2 = c[q + 2], c3 = c[q + 3];
-    const double *x0 = x[q], *x1 = x[q + 1], *x2 = x[q + 2], *x3 = x[q + 3];
-    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j] + c3 * x3[j];
-  }
-  if (m - q == 3) {
-    const double c0 = c[q], c1 = c[q + 1], c2 = c[q + 2];
-    const double *x0 = x[q], *x1 = x[q + 1], *x2 = x[q + 2];
-    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j] + c2 * x2[j];
-  } else if (m - q == 2) {
-    const double c0 = c[q], c1 = c[q + 1];
-    const double *x0 = x[q], *x1 = x[q + 1];
-    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j] + c1 * x1[j];
-  } else if (m - q == 1) {
-    const double c0 = c[q];
-    const double* x0 = x[q];
-    for (std::size_t j = 0; j < d; ++j) w[j] += c0 * x0[j];
-  }
-}
-inline void axpy_rows_generic(double* w, const double* c, const double* const* x, int m,
-                              std::size_t d) {
-  axpy_rows_body(w, c, x, m, d);
-}
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-// The same code compiled for AVX2 + FMA, used when the CPU has them (run-time check, so the
-// plugin still runs on any x86-64).
-__attribute__((target("avx2,fma"))) inline void axpy_rows_avx2(double* w, const double* c,
-                                                                const double* const* x, int m,
-                                                                std::size_t d) {
-  axpy_rows_body(w, c, x, m, d);
-}
-inline void axpy_rows(double* w, const double* c, const double* const* x, int m, std::size_t d) {
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  if (avx2) axpy_rows_avx2(w, c, x, m, d);
-  else axpy_rows_generic(w, c, x, m, d);
-}
-#else
-inline void axpy_rows(double* w, const double* c, const double* const* x, int m, std::size_t d) {
-  axpy_rows_generic(w, c, x, m, d);
-}
-#endif
-
-}  // namespace detail
-
 class DualState {
  public:
-  /// Gram matrices (units_i^2 doubles) are kept for examples with 2..gram_max_units units;
-  /// longer examples build the change A_i^T Delta m class by class to take its norm.
-  DualState(const Examples& ex, const StructuredOracle& oracle, double lambda, int gram_max_units)
-      : ex_(ex),
-        gram_max_(gram_max_units),
-        n_(ex.num_examples()),
-        K_(ex.num_classes),
-        d_(static_cast<std::size_t>(ex.num_features())),
-        trans_(oracle.uses_transitions()),
-        lambda_(lambda) {
-    w = Vector::Zero(static_cast<Eigen::Index>(oracle.dim(d_, K_)));
-    const std::size_t KK = static_cast<std::size_t>(K_) * K_;
-    gram_offset_.resize(n_ + 1, 0);
-    std::size_t max_units = 1;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const auto U = static_cast<std::size_t>(ex.units_of(i));
-      max_units = std::max(max_units, U);
-      gram_offset_[i + 1] = gram_offset_[i] + ((U > 1 && U <= static_cast<std::size_t>(gram_max_)) ? U * U : 0);
-    }
-    mbar_.resize(n_);
-    mpos_.assign(max_units * K_, 0);
-    if (trans_) pbar_.resize(n_), ppos_.assign(KK, 0);
-    gram_.assign(gram_offset_[n_], 0.0);
-    cbar_.assign(n_, 0.0);
-    c_truth_.assign(n_, 0.0);
-    sq_norm_.assign(n_, 0.0);
-    max_units_ = max_units;
-    bcount_.assign(static_cast<std::size_t>(K_), 0);
-    bu_.assign(static_cast<std::size_t>(K_) * max_units, 0);
-    bv_.assign(static_cast<std::size_t>(K_) * max_units, 0.0);
-    if (trans_) {
-      dp_.assign(KK, 0.0);
-      dp_mark_.assign(KK, 0);
-      dp_idx_.reserve(KK);
-    }
-    dense_.assign(d_, 0.0);
-    coef_.assign(max_units, 0.0);
-    row_.assign(max_units, nullptr);
-    active_.reserve(static_cast<std::size_t>(K_));
-    phi_circ = 0;
-    for (std::size_t i = 0; i < n_; ++i) {
-      const auto b = ex.unit_begin(i);
-      const int U = ex.units_of(i);
-      const int* yi = ex.y.data() + b;
-      // Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0).
-      for (int u = 0; u < U; ++u) mbar_[i].push_back(MEntry{u, yi[u], 1.0});
-      if (trans_) {
-        auto& P = pbar_[i];
-        StructuredOracle::for_each_pair(ex, i, [&](int a, int c) {
-          const int t = yi[a] * K_ + yi[c];
-          auto it = std::find_if(P.begin(), P.end(), [t](const PEntry& e) { return e.t == t; });
-          if (it == P.end()) P.push_back(PEntry{t, 1.0});
-          else it->v += 1.0;
-        });
-      }
-      c_truth_[i] = oracle.constant(ex, i, yi);
-      cbar_[i] = oracle.loss(ex, i, yi);
-      phi_circ += cbar_[i] / static_cast<double>(n_);
-      if (U == 1) {
-        sq_norm_[i] = ex.X.row_sq_norm(b);
-      } else if (U <= gram_max_) {
-        double* G = gram_.data() + gram_offset_[i];
-        for (int a = 0; a < U; ++a)
-          for (int c = a; c < U; ++c) {
-            const double g = row_row_dot(b + a, b + c);
-            G[a * U + c] = G[c * U + a] = g;
-          }
-      }
-    }
-  }
-
-  Vector w;              ///< = -phi_star / lambda
-  double phi_circ = 0;   ///< offset part of phi = sum_i phi^i
+  Vector w;             ///< = -phi_star / lambda
+  double phi_circ = 0;  ///< offset part of phi = sum_i phi^i
 
   double lambda() const { return lambda_; }
   std::size_t n() const { return n_; }
@@ -168,281 +35,35 @@ class DualState {
   double dual() const { return -0.5 * lambda_ * w.squaredNorm() + phi_circ; }
   /// c(y_i) of example i.
   double truth_constant(std::size_t i) const { return c_truth_[i]; }
-
-  /// Calls f(u, k) for every stored entry of example i's marginal table mbar_i (its support:
-  /// the only entries besides the target's labels that a step on block i reads from S).
-  template <class F>
-  void for_each_support(std::size_t i, F&& f) const {
-    for (const MEntry& e : mbar_[i]) f(e.u, e.k);
-  }
-
-  /// Score <w, phi(x_i, y)> of a labeling from the unary score table S of w for example i.
-  double score(std::size_t i, const int* y, const double* S) const {
-    const int U = ex_.units_of(i);
-    // Two independent sums (unary, pairs): half the dependent-add chain of one accumulator.
-    double s = 0, t = 0;
-    for (int u = 0; u < U; ++u) s += S[u * K_ + y[u]];
-    if (trans_) {
-      const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
-      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) { t += T[y[a] * K_ + y[c]]; });
-    }
-    return s + t;
-  }
-
-  /// BCFW step on block i towards the plane of labeling yhat with offset
-  /// Delta(y_i, yhat) + c(yhat) - c(y_i), given the unary score table S of the current w.
-  /// Updates mbar_i, the block offset, w and phi_circ; returns the step size gamma and keeps
-  /// the change so add_last_change() can replay it onto other vectors (the averages).
-  double step(std::size_t i, const int* yhat, double offset, const double* S) {
-    const int U = ex_.units_of(i);
-    // Delta m = mbar_i - m(yhat): the marginal table moves by -gamma Delta m. Only the stored
-    // entries of mbar_i and the entries of yhat can be nonzero.
-    index(i);
-    clear_dm();
-    for (const MEntry& e : mbar_[i]) {
-      const double v = e.v - (e.k == yhat[e.u] ? 1.0 : 0.0);
-      if (v != 0.0) dm_add(e.k, e.u, v);
-    }
-    for (int u = 0; u < U; ++u)
-      if (!mpos_[u * K_ + yhat[u]]) dm_add(yhat[u], u, -1.0);
-    if (trans_) {
-      clear_dp();
-      for (const PEntry& e : pbar_[i]) dp_touch(e.t), dp_[e.t] = e.v;
-      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) {
-        const int t = yhat[a] * K_ + yhat[c];
-        dp_touch(t);
-        dp_[t] -= 1.0;
-      });
-    }
-    const double gamma = apply(i, offset - cbar_[i], 1.0, S);
-    unindex(i);
-    return gamma;
-  }
-
-  // ---- Dense block mode --------------------------------------------------------------------
-  // For problems whose parameter vector is small against an example's unit features (graph
-  // segmentation: dim = K d = 82 against ~700 superpixels x 41 features), each block keeps
-  // v_i = A_i^T m_i (the feature-space part of phi^i, unscaled by 1/n) as a dense vector and
-  // steps take plane vectors A_i^T e(y): a step costs O(dim) instead of O(touched units x d),
-  // and an approximate step over dense planes needs no unary score table (the paper's planes
-  // are such (d+1)-vectors). Same iterates as the marginal tables up to rounding. No
-  // transition features (their planes are not unary sums).
-
-  /// Switches to dense blocks (before any step). Throws if the oracle uses transitions.
-  void enable_dense() {
-    if (trans_) throw std::runtime_error("bcfw: dense blocks need an oracle without transition features");
-    dense_mode_ = true;
-    blocks_.resize(w.size(), static_cast<Eigen::Index>(n_));
-    delta_ = Vector::Zero(w.size());
-    for (std::size_t i = 0; i < n_; ++i) plane_vector(i, ex_.y.data() + ex_.unit_begin(i), block(i).data());
-  }
-  bool dense() const { return dense_mode_; }
-  /// out (dim doubles) = A_i^T e(y) = sum_u x_u placed in the class block y_u (overwritten).
-  void plane_vector(std::size_t i, const int* y, double* out) const {
-    std::fill(out, out + static_cast<std::size_t>(w.size()), 0.0);
-    const auto b = ex_.unit_begin(i);
-    const int U = ex_.units_of(i);
-    for (int u = 0; u < U; ++u) ex_.X.row_axpy(b + u, 1.0, out + static_cast<std::size_t>(y[u]) * d_);
-  }
-  /// BCFW step on block i towards the plane with feature vector t (plane_vector) and offset.
-  double step_dense(std::size_t i, const double* t, double offset) {
-    delta_ = block(i) - Eigen::Map<const Vector>(t, w.size());
-    return apply_dense(i, offset - cbar_[i], 1.0);
-  }
-  /// Pairwise step (see pair_step) between planes with feature vectors vs (target) and va (away).
-  double pair_step_dense(std::size_t i, const double* vs, double off_s, const double* va, double off_a,
-                         double gamma_max) {
-    delta_ = Eigen::Map<const Vector>(va, w.size()) - Eigen::Map<const Vector>(vs, w.size());
-    return apply_dense(i, off_s - off_a, gamma_max);
-  }
-
-  /// Pairwise step on block i (Lacoste-Julien and Jaggi, NeurIPS 2015): moves weight gamma in
-  /// [0, gamma_max] from the plane of labeling ya (offset off_a) to the plane of labeling ys
-  /// (offset off_s), with exact line search. The caller guarantees that phi^i holds at least
-  /// gamma_max of plane ya (so phi^i stays a convex combination of planes). Returns gamma.
-  double pair_step(std::size_t i, const int* ys, double off_s, const int* ya, double off_a,
-                   const double* S, double gamma_max) {
-    const int U = ex_.units_of(i);
-    index(i);
-    clear_dm();
-    for (int u = 0; u < U; ++u)
-      if (ya[u] != ys[u]) dm_add(ya[u], u, 1.0), dm_add(ys[u], u, -1.0);
-    if (trans_) {
-      clear_dp();
-      StructuredOracle::for_each_pair(ex_, i, [&](int a, int c) {
-        const int ta = ya[a] * K_ + ya[c], ts = ys[a] * K_ + ys[c];
-        dp_touch(ta), dp_touch(ts);
-        dp_[ta] += 1.0;
-        dp_[ts] -= 1.0;
-      });
-    }
-    const double gamma = apply(i, off_s - off_a, gamma_max, S);
-    unindex(i);
-    return gamma;
-  }
-
-  /// Adds the change of the unary scores of example i caused by the last step to S
-  /// (S[u,k] += scale sum_c G[u,c] Dm[c,k]; one unit: ||x_i||^2 scale Dm[k]). Returns false
-  /// when example i has no Gram matrix (then the caller recomputes S from w).
-  bool update_scores(std::size_t i, double* S) const {
-    if (dense_mode_) return false;
-    if (last_scale_ == 0.0) return true;
-    const int U = ex_.units_of(i);
-    if (U == 1) {
-      const double s = last_scale_ * sq_norm_[i];
-      for (int k : active_) S[k] += s * bv_[bucket(k)];
-      return true;
-    }
-    if (U > gram_max_) return false;
-    const double* G = gram_.data() + gram_offset_[i];
-    for (int k : active_) {
-      const int* bu = bu_.data() + bucket(k);
-      const double* bv = bv_.data() + bucket(k);
-      const int m = bcount_[k];
-      for (int a = 0; a < U; ++a) {
-        const double* Ga = G + a * U;
-        double row = 0;
-        for (int q = 0; q < m; ++q) row += Ga[bu[q]] * bv[q];
-        S[a * K_ + k] += last_scale_ * row;
-      }
-    }
-    return true;
-  }
-
-  /// target += coef * (w after the last step - w before it). No-op if the last step was null.
-  void add_last_change(double* target, double coef) const {
-    const double s = coef * last_scale_;
-    if (s == 0.0) return;
-    if (dense_mode_) {
-      Eigen::Map<Vector>(target, w.size()) += s * delta_;
-      return;
-    }
-    const auto b = ex_.unit_begin(last_block_);
-    if (!ex_.X.is_sparse()) {
-      // Dense rows: w_k += sum_u (s Dm[u,k]) x_u over the nonzeros of column Dm_k.
-      const double* X0 = ex_.X.dense().data() + static_cast<std::size_t>(b) * d_;
-      for (int k : active_) {
-        double* wk = target + static_cast<std::size_t>(k) * d_;
-        const int m = bcount_[k];
-        for (int q = 0; q < m; ++q)
-          coef_[q] = s * bv_[bucket(k) + q], row_[q] = X0 + static_cast<std::size_t>(bu_[bucket(k) + q]) * d_;
-        detail::axpy_rows(wk, coef_.data(), row_.data(), m, d_);
-      }
-    } else {
-      for (int k : active_) {
-        double* wk = target + static_cast<std::size_t>(k) * d_;
-        for (int q = 0; q < bcount_[k]; ++q)
-          ex_.X.row_axpy(b + bu_[bucket(k) + q], s * bv_[bucket(k) + q], wk);
-      }
-    }
-    if (trans_) {
-      double* T = target + static_cast<std::size_t>(K_) * d_;
-      for (int t : dp_idx_) T[t] += s * dp_[t];
-    }
-  }
-
   /// Value of the target minus value of the current block before the last step (n times the
   /// block duality gap g_i when the target is the exact oracle's plane).
   double last_gap() const { return last_gap_; }
 
-  /// Bytes held by the dual state (marginal tables, Gram matrices, w, scratch).
-  std::size_t bytes() const {
-    std::size_t b = 8 * (gram_.size() + cbar_.size() + c_truth_.size() + sq_norm_.size() +
-                         bv_.size() + dp_.size() + dense_.size() + static_cast<std::size_t>(w.size()) +
-                         gram_offset_.size() + blocks_.size() + delta_.size()) +
-                    4 * (mpos_.size() + ppos_.size());
-    for (const auto& v : mbar_) b += v.capacity() * sizeof(MEntry);
-    for (const auto& v : pbar_) b += v.capacity() * sizeof(PEntry);
-    return b;
-  }
-
- private:
-  /// Step along -Delta (Delta = [A_i^T Dm, dp_] in feature space; the block offset rises by
-  /// gamma doff) with exact line search clipped to [0, gamma_max]:
-  ///   gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
-  ///           / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
-  double apply(std::size_t i, double doff, double gamma_max, const double* S) {
-    const int U = ex_.units_of(i);
-    double lin = 0, norm2 = 0;
-    for (int k : active_) {
-      const int* bu = bu_.data() + bucket(k);
-      const double* bv = bv_.data() + bucket(k);
-      for (int q = 0; q < bcount_[k]; ++q) lin += bv[q] * S[bu[q] * K_ + k];
+ protected:
+  /// Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0), so
+  /// w = 0 and phi_circ = (1/n) sum_i Delta(y_i, y_i).
+  DualState(const Examples& ex, const StructuredOracle& oracle, double lambda)
+      : ex_(ex),
+        n_(ex.num_examples()),
+        K_(ex.num_classes),
+        d_(static_cast<std::size_t>(ex.num_features())),
+        lambda_(lambda) {
+    w = Vector::Zero(static_cast<Eigen::Index>(oracle.dim(d_, K_)));
+    cbar_.assign(n_, 0.0);
+    c_truth_.assign(n_, 0.0);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const int* yi = ex.y.data() + ex.unit_begin(i);
+      c_truth_[i] = oracle.constant(ex, i, yi);
+      cbar_[i] = oracle.loss(ex, i, yi);
+      phi_circ += cbar_[i] / static_cast<double>(n_);
     }
-    if (U == 1) {
-      double s = 0;
-      for (int k : active_) s += bv_[bucket(k)] * bv_[bucket(k)];
-      norm2 = sq_norm_[i] * s;
-    } else if (U <= gram_max_) {
-      // sum_k Dm_k^T G Dm_k over the nonzeros of each column Dm_k.
-      const double* G = gram_.data() + gram_offset_[i];
-      for (int k : active_) {
-        const int* bu = bu_.data() + bucket(k);
-        const double* bv = bv_.data() + bucket(k);
-        const int m = bcount_[k];
-        for (int p = 0; p < m; ++p) {
-          const double* Gp = G + bu[p] * U;
-          double row = 0;
-          for (int q = 0; q < m; ++q) row += Gp[bu[q]] * bv[q];
-          norm2 += bv[p] * row;
-        }
-      }
-    } else {
-      const auto b = ex_.unit_begin(i);
-      for (int k : active_) {
-        std::fill(dense_.begin(), dense_.end(), 0.0);
-        for (int q = 0; q < bcount_[k]; ++q)
-          ex_.X.row_axpy(b + bu_[bucket(k) + q], bv_[bucket(k) + q], dense_.data());
-        for (double v : dense_) norm2 += v * v;
-      }
-    }
-    if (trans_) {
-      const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
-      for (int t : dp_idx_) {
-        lin += dp_[t] * T[t];
-        norm2 += dp_[t] * dp_[t];
-      }
-    }
-    const double nn = static_cast<double>(n_);
-    const double gamma = line_search(i, lin - doff, norm2, gamma_max);
-    if (gamma <= 0) return 0.0;
-
-    auto& mb = mbar_[i];
-    for (int k : active_) {
-      const int* bu = bu_.data() + bucket(k);
-      const double* bv = bv_.data() + bucket(k);
-      for (int q = 0; q < bcount_[k]; ++q) {
-        int& pos = mpos_[bu[q] * K_ + k];
-        if (pos) {
-          mb[static_cast<std::size_t>(pos - 1)].v -= gamma * bv[q];
-        } else {
-          mb.push_back(MEntry{bu[q], k, 0.0 - gamma * bv[q]});
-          pos = static_cast<int>(mb.size());
-        }
-      }
-    }
-    if (trans_) {
-      auto& pb = pbar_[i];
-      for (int t : dp_idx_) {
-        int& pos = ppos_[t];
-        if (pos) {
-          pb[static_cast<std::size_t>(pos - 1)].v -= gamma * dp_[t];
-        } else {
-          pb.push_back(PEntry{t, 0.0 - gamma * dp_[t]});
-          pos = static_cast<int>(pb.size());
-        }
-      }
-    }
-    phi_circ += gamma * doff / nn;
-    cbar_[i] += gamma * doff;
-    last_scale_ = gamma / (lambda_ * nn);
-    add_last_change(w.data(), 1.0);
-    return gamma;
   }
 
   /// Exact line search of a step on block i: bracket = value of the current block minus value
   /// of the target, norm2 = squared norm of the feature-space change. Records the block gap and
-  /// resets the last change; returns gamma in [0, gamma_max].
+  /// resets the last change; returns gamma in [0, gamma_max]:
+  ///   gamma = (<phi^i_star - phihat_star, phi_star> - lambda (phi^i_circ - phihat_circ))
+  ///           / ||phi^i_star - phihat_star||^2,  with phi_star = -lambda w, planes scaled 1/n.
   double line_search(std::size_t i, double bracket, double norm2, double gamma_max) {
     last_gap_ = -bracket;
     last_block_ = i;
@@ -450,120 +71,24 @@ class DualState {
     if (norm2 > 0) return std::clamp(-lambda_ * static_cast<double>(n_) * bracket / norm2, 0.0, gamma_max);
     return bracket < 0 ? gamma_max : 0.0;
   }
-
-  /// The dense counterpart of apply(): delta_ = v_i - target in feature space.
-  double apply_dense(std::size_t i, double doff, double gamma_max) {
-    const double lin = delta_.dot(w), norm2 = delta_.squaredNorm();
+  /// The offset part of a step of size gamma > 0 whose block offset rises by gamma doff; sets the
+  /// scale of the feature-space change, which the storage then adds to w (add_last_change).
+  void move_offsets(std::size_t i, double gamma, double doff) {
     const double nn = static_cast<double>(n_);
-    const double gamma = line_search(i, lin - doff, norm2, gamma_max);
-    if (gamma <= 0) return 0.0;
-    block(i) -= gamma * delta_;
     phi_circ += gamma * doff / nn;
     cbar_[i] += gamma * doff;
     last_scale_ = gamma / (lambda_ * nn);
-    add_last_change(w.data(), 1.0);
-    return gamma;
-  }
-
-  // The marginal-table change Dm (units x K) is kept by class: active_ lists the classes k
-  // whose column Dm_k is nonzero, and column k's nonzeros are (bu_, bv_)[bucket(k) + q] for
-  // q < bcount_[k] (unit, value), units increasing. Built without a dense table.
-  std::size_t bucket(int k) const { return static_cast<std::size_t>(k) * max_units_; }
-  void clear_dm() {
-    for (int k : active_) bcount_[k] = 0;
-    active_.clear();
-  }
-  void dm_add(int k, int u, double v) {
-    int& c = bcount_[k];
-    if (c == 0) active_.push_back(k);
-    bu_[bucket(k) + c] = u, bv_[bucket(k) + c] = v;
-    ++c;
-  }
-
-  /// mpos_ / ppos_ map the entries of mbar_i / pbar_i to their positions + 1 during a step
-  /// (scratch tables, zero outside a step).
-  void index(std::size_t i) {
-    const auto& mb = mbar_[i];
-    for (std::size_t p = 0; p < mb.size(); ++p) mpos_[mb[p].u * K_ + mb[p].k] = static_cast<int>(p + 1);
-    if (trans_) {
-      const auto& pb = pbar_[i];
-      for (std::size_t p = 0; p < pb.size(); ++p) ppos_[pb[p].t] = static_cast<int>(p + 1);
-    }
-  }
-  /// Clears the scratch tables and drops entries that became exactly zero (they contribute
-  /// nothing), so the stored tables stay as small as their support.
-  void unindex(std::size_t i) {
-    auto& mb = mbar_[i];
-    for (const MEntry& e : mb) mpos_[e.u * K_ + e.k] = 0;
-    mb.erase(std::remove_if(mb.begin(), mb.end(), [](const MEntry& e) { return e.v == 0.0; }), mb.end());
-    if (trans_) {
-      auto& pb = pbar_[i];
-      for (const PEntry& e : pb) ppos_[e.t] = 0;
-      pb.erase(std::remove_if(pb.begin(), pb.end(), [](const PEntry& e) { return e.v == 0.0; }), pb.end());
-    }
-  }
-
-  // The pair-table change dp_ is sparse (at most the pairs of phi^i's support and of one or
-  // two labelings): dp_idx_ lists the entries that may be nonzero, dp_ is zero elsewhere.
-  void clear_dp() {
-    for (int t : dp_idx_) dp_[t] = 0.0, dp_mark_[t] = 0;
-    dp_idx_.clear();
-  }
-  void dp_touch(int t) {
-    if (!dp_mark_[t]) dp_mark_[t] = 1, dp_idx_.push_back(t);
-  }
-
-  double row_row_dot(Eigen::Index a, Eigen::Index c) const {
-    if (!ex_.X.is_sparse()) return ex_.X.dense().row(a).dot(ex_.X.dense().row(c));
-    std::fill(dense_.begin(), dense_.end(), 0.0);
-    ex_.X.row_axpy(a, 1.0, dense_.data());
-    return ex_.X.row_dot(c, dense_.data());
   }
 
   const Examples& ex_;
-  int gram_max_;
   std::size_t n_;
   int K_;
   std::size_t d_;
-  bool trans_;
   double lambda_;
-  std::vector<std::size_t> gram_offset_;
-  // phi^i's marginal table (units x K) and pair table (K x K) are stored sparse, as their
-  // nonzero entries: a step reads a few contiguous entries instead of two dense tables (1.5 KB
-  // and 5.4 KB per OCR word) scattered over megabytes.
-  struct MEntry {
-    int u, k;
-    double v;
-  };
-  struct PEntry {
-    int t;  ///< a * K + b
-    double v;
-  };
-  std::vector<std::vector<MEntry>> mbar_;  ///< marginal table of each example, nonzero entries
-  std::vector<std::vector<PEntry>> pbar_;  ///< pair table of each example (transitions only)
-  std::vector<int> mpos_, ppos_;           ///< scratch: entry -> position + 1 (see index())
-  std::vector<double> gram_;     ///< Gram matrices of examples with 2..kGramMaxUnits units
   std::vector<double> cbar_;     ///< n * phi^i_circ (convex combination of plane offsets)
   std::vector<double> c_truth_;  ///< c(y_i)
-  std::vector<double> sq_norm_;  ///< ||x_i||^2 of single-unit examples
-  bool dense_mode_ = false;
-  Eigen::MatrixXd blocks_;  ///< dense mode: column i is v_i = A_i^T m_i (dim x n)
-  Vector delta_;            ///< dense mode: the last step's direction v_i - target
-  Eigen::MatrixXd::ColXpr block(std::size_t i) { return blocks_.col(static_cast<Eigen::Index>(i)); }
-  // scratch of the last step
-  std::vector<double> dp_;
-  std::size_t max_units_ = 1;
-  std::vector<int> bcount_, bu_;  ///< Dm by class (see bucket())
-  std::vector<double> bv_;
-  mutable std::vector<double> dense_;
-  mutable std::vector<double> coef_;        ///< add_last_change: s Dm[u,k] of the nonzero rows
-  mutable std::vector<const double*> row_;  ///< add_last_change: those rows of X
-  std::vector<int> dp_idx_;             ///< entries of dp_ that may be nonzero
-  std::vector<unsigned char> dp_mark_;  ///< membership in dp_idx_
-
-  std::vector<int> active_;
   std::size_t last_block_ = 0;
-  double last_scale_ = 0;
+  double last_scale_ = 0;  ///< w changed by last_scale_ * (block change) in the last step
   double last_gap_ = 0;
 };
 

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "dualgap/plugin.hpp"
-#include "../gls/least_squares.hpp"
+#include "lsr/least_squares.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "../bcd/sparse_common.hpp"
+#include "sparse/sparse_common.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "../bcd/sparse_common.hpp"
+#include "sparse/sparse_common.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {

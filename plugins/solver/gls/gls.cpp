@@ -12,7 +12,7 @@
 // intercept; the core records the objective above (family least_squares, ridge = lambda), with a
 // certified Fenchel dual for the square loss (core/src/objectives/least_squares.cpp).
 #include "dualgap/plugin.hpp"
-#include "least_squares.hpp"
+#include "lsr/least_squares.hpp"
 
 namespace {
 

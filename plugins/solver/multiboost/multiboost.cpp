@@ -4,7 +4,7 @@
 // problem solved by L-BFGS-B (Debian liblbfgsb, the reference Fortran code) as in Shen & Hao,
 // "A direct formulation for totally-corrective multi-class boosting", CVPR 2011, the baseline
 // of Lin et al., ACCV 2012. The column-generation and master code is shared with multiboost_cw.
-#include "../multiboost_cw/column_generation_plugin.hpp"
+#include "boosting/column_generation_plugin.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // learners per iteration (eq. 4) and the master problem solved by fast coordinate descent
 // (Algorithm 2, updates (12)/(13), KKT working sets (16)-(18)) of Lin, Shen, van den Hengel and
 // Suter, ACCV 2012. CW-1 is tau_max = 1 with update: large_c.
-#include "column_generation_plugin.hpp"
+#include "boosting/column_generation_plugin.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "../bcd/sparse_common.hpp"
+#include "sparse/sparse_common.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {

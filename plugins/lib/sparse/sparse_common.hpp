@@ -2,7 +2,7 @@
 // fobos): group soft-thresholding (eq. 4 of Blondel et al. 2013), the penalty and the optimality
 // violation (eq. 9). The objective, its certified dual and the errors are the core's
 // (core/src/objectives/sparse_multiclass.cpp).
-// Included by relative path from the other solver folders.
+// Header-only (target dualgap_lib_sparse).
 #pragma once
 
 #include <algorithm>

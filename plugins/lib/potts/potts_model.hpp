@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "binary_cut.hpp"
+#include "potts/binary_cut.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/params.hpp"
 

@@ -1,7 +1,7 @@
 // Shared least-squares machinery of the solvers gls (Algorithm 1), calibrated_ls (Algorithm 2)
 // and stagewise (Algorithm 3) of Agarwal, Kakade, Karampatziakis, Song & Valiant, "Least
 // Squares Revisited: Scalable Approaches for Multi-class Prediction", ICML 2014.
-// Header-only, included by relative path from the three solver folders.
+// Header-only (target dualgap_lib_lsr), used by the three solver plugins.
 //
 // Conventions: X is n x d (rows = training units), Y is the n x K one-hot label matrix,
 // W is d x K (the paper's W^T). The preconditioner is Sigma = (1/n) X^T X + ridge I, factored

@@ -1,5 +1,5 @@
 // Restricted master problem of MultiBoost-CW / MultiBoost and its two solvers (FCD, L-BFGS-B),
-// shared by the multiboost_cw and multiboost plugins (included by relative path).
+// shared by the multiboost_cw and multiboost plugins (target dualgap_lib_boosting).
 //
 //   min_{w >= 0}  P(w) = sum_j w_j + (C/p) sum_i sum_{y != y_i} exp(F_y(x_i) - F_{y_i}(x_i)),
 //   F_c(x) = sum_{j : cls_j = c} w_j h_j(x),  p = n (K-1)                      eq. (2)/(7)

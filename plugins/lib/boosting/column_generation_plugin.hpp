@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "column_generation.hpp"
+#include "boosting/column_generation.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace dualgap::boosting {

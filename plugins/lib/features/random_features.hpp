@@ -1,6 +1,6 @@
 // Shared helpers of the least-squares-revisited feature generators (standardize, pca,
 // random_fourier, random_subset, random_logits, random_polynomial, gradient_ordered).
-// Header-only and included by relative path: each plugin library compiles its own copy.
+// Header-only (target dualgap_lib_features): each plugin library compiles its own copy.
 #pragma once
 
 #include <Eigen/Dense>

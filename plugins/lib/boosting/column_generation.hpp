@@ -14,7 +14,7 @@
 #include <string>
 
 #include "dualgap/solver.hpp"
-#include "master_problem.hpp"
+#include "boosting/master_problem.hpp"
 
 namespace dualgap::boosting {
 

@@ -1,0 +1,70 @@
+// Block order of a pass (option sample): which blocks i a pass of Algorithm 3 visits, and in
+// which order. The paper's "one pass through i in [n] in random order" is `permutation`; the
+// others are `uniform` (n independent uniform draws), `cyclic` (0..n-1 every pass) and `gap`:
+// gap sampling of Osokin, Alayrac, Lukasewitz, Dokania, Lacoste-Julien, ICML 2016, section 3.1,
+// where block i is drawn with probability proportional to its block gap measured at its last
+// exact oracle call; every gap_refresh-th exact pass is a full permutation pass, which refreshes
+// every block's gap (and is the only kind of pass whose "no block moved" certifies optimality).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "options.hpp"
+
+namespace dualgap_bcfw {
+
+class BlockOrder {
+ public:
+  BlockOrder(Sampling sample, int gap_refresh, std::size_t n, std::uint64_t seed)
+      : sample_(sample), gap_refresh_(gap_refresh), n_(n), rng_(seed), order_(n), block_gap_(n, 1.0), cum_(n) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+  }
+
+  /// Whether the exact pass of this outer iteration visits every block once (always, except for
+  /// gap sampling between refreshes): only then does "no block moved" prove optimality.
+  bool full_pass(int iteration) const {
+    return sample_ != Sampling::gap || iteration % gap_refresh_ == 1 || gap_refresh_ == 1;
+  }
+
+  /// The blocks of the next pass (n of them); full: the exact pass of a full_pass iteration.
+  const std::vector<std::size_t>& next(bool full) {
+    if (sample_ == Sampling::permutation) {
+      std::shuffle(order_.begin(), order_.end(), rng_);
+    } else if (sample_ == Sampling::gap && full) {
+      std::iota(order_.begin(), order_.end(), std::size_t{0});
+      std::shuffle(order_.begin(), order_.end(), rng_);
+    } else if (sample_ == Sampling::uniform) {
+      std::uniform_int_distribution<std::size_t> pick(0, n_ - 1);
+      for (auto& i : order_) i = pick(rng_);
+    } else if (sample_ == Sampling::gap) {
+      double total = 0;
+      for (std::size_t i = 0; i < n_; ++i) cum_[i] = (total += std::max(block_gap_[i], 0.0));
+      if (!(total > 0)) {
+        std::iota(order_.begin(), order_.end(), std::size_t{0});
+        std::shuffle(order_.begin(), order_.end(), rng_);
+        return order_;
+      }
+      std::uniform_real_distribution<double> u(0.0, total);
+      for (auto& i : order_)
+        i = std::min<std::size_t>(static_cast<std::size_t>(std::upper_bound(cum_.begin(), cum_.end(), u(rng_)) - cum_.begin()), n_ - 1);
+    }
+    return order_;
+  }
+
+  /// After an exact step on block i: n times its block gap g_i (DualState::last_gap).
+  void exact_gap(std::size_t i, double gap) { block_gap_[i] = gap; }
+
+ private:
+  Sampling sample_;
+  int gap_refresh_;
+  std::size_t n_;
+  std::mt19937_64 rng_;
+  std::vector<std::size_t> order_;
+  std::vector<double> block_gap_, cum_;
+};
+
+}  // namespace dualgap_bcfw

@@ -1,0 +1,234 @@
+// The loop of Algorithm 3 (MP-BCFW) of Shah, Kolmogorov, Lampert, CVPR 2015, with the automatic
+// rule of section 3.4 and the weighted averaging of section 3.5; Algorithm 2 (BCFW) when there
+// are no working sets (multiplane off or N = 0). The paper's box, line by line:
+//
+//   1: for each i set phi^i <- phi^{i y_i}                        Storage constructor
+//   2: set phi = sum_i phi^i                                       (w = 0, DualState)
+//   3: if N > 0 then W_i = {phi^i}                                 init_working_sets()
+//   4: repeat until some stopping criterion                        run(): the recorder stops it
+//   5:   one pass through i in random order: BCFW update with      exact_pass()
+//        the exact term H_i(w), add phihat^i to W_i, evict the
+//        longest inactive plane if |W_i| > N
+//   6:   up to M passes (section 3.4 rule): BCFW update with       approximate_passes()
+//        H~_i(w) = max over W_i; remove planes not active
+//        during the last T outer iterations
+//
+// Storage is the block storage the loop is instantiated with (MarginalBlocks or DenseBlocks);
+// the order of the blocks of a pass is the BlockOrder policy; inner_steps.hpp is an extension
+// that runs after block steps when enabled (not in the paper). One recorder pass = one exact
+// pass over the data; approximate passes are reported in the column approx_passes.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "averages.hpp"
+#include "block_order.hpp"
+#include "dense_blocks.hpp"
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/solver.hpp"
+#include "inner_steps.hpp"
+#include "marginal_blocks.hpp"
+#include "options.hpp"
+#include "prefetch.hpp"
+#include "support_scores.hpp"
+#include "working_set.hpp"
+
+namespace dualgap_bcfw {
+
+/// Section 3.4: go on with approximate passes while the last one raised the dual F faster per
+/// second than the whole outer iteration so far (slope of the last segment >= slope since the
+/// start of the iteration, Figure 3), i.e.
+///   (F_after - F_before)/(t_after - t_before) >= (F_after - F_start)/(t_after - t_start).
+inline bool last_pass_was_steeper(double F_start, double t_start, double F_before, double t_before,
+                                  double F_after, double t_after) {
+  return !((F_after - F_before) * (t_after - t_start) < (F_after - F_start) * (t_after - t_before));
+}
+
+template <class Storage>
+class MpBcfw {
+ public:
+  MpBcfw(const Options& opt, dualgap::StructuredOracle& oracle, const Examples& ex, Storage& st,
+         dualgap::SolverContext& ctx)
+      : opt_(opt),
+        oracle_(oracle),
+        ex_(ex),
+        n_(ex.num_examples()),
+        st_(st),
+        rec_(*ctx.recorder),
+        ws_(ex),
+        order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
+        averages_(opt.averaging, opt.multiplane, st.w.size()),
+        inner_(opt.inner_steps, opt.inner) {
+    if (Storage::kDense && opt_.working_sets()) ws_.keep_vectors(static_cast<std::size_t>(st.w.size()));
+    // Inner steps keep the whole table up to date incrementally, so they need it complete.
+    support_.enable(opt_.support_scores && !inner_.enabled());
+  }
+
+  void run() {
+    if (opt_.working_sets()) init_working_sets();  // line 3
+    if (rec_.checkpoint(0, fill()) == dualgap::Action::stop) return;
+    for (int iteration = 1;; ++iteration) {  // line 4
+      const double passes = iteration;
+      const double F_start = st_.dual(), t_start = rec_.solver_time_s();
+      const bool full = order_.full_pass(iteration);
+      const bool moved = exact_pass(iteration, full);  // line 5
+      if (!moved && full) {
+        // No block moved: every block gap at this w is <= 0, so w is optimal.
+        converged_ = true;
+        rec_.checkpoint(passes, fill());
+        return;
+      }
+      approximate_passes(iteration, passes, F_start, t_start);  // line 6
+      if (opt_.working_sets())
+        ws_.drop_inactive(iteration, opt_.T, inner_.keeps_weighted_planes());  // line 6, last part
+      if (rec_.due(passes) && rec_.checkpoint(passes, fill()) == dualgap::Action::stop) return;
+    }
+  }
+
+ private:
+  /// Line 3: W_i = {phi^i} = {phi^{i y_i}}, holding all of phi^i's weight.
+  void init_working_sets() {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const int* yi = ex_.y.data() + ex_.unit_begin(i);
+      const double off = oracle_.loss(ex_, i, yi) + oracle_.constant(ex_, i, yi) - st_.truth_constant(i);
+      ws_.set_weight(i, ws_.add(i, yi, off, 0, max_planes(), plane_features(i, yi)), 1.0);
+    }
+  }
+
+  /// Line 5: one pass of BCFW steps with the exact max-oracle; each oracle plane joins W_i.
+  /// Returns whether any block moved.
+  bool exact_pass(int iteration, bool full) {
+    bool moved = false;
+    const std::vector<std::size_t>& order = order_.next(full);
+    for (std::size_t t = 0; t < n_; ++t) {
+      const std::size_t i = order[t];
+      if (t + 1 < n_) prefetch_example(ex_, order[t + 1]);
+      oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
+      const int* yhat = lab_.labels.data();
+      const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
+      const double* v = plane_features(i, yhat);
+      const double gamma = step(i, yhat, v, offset);
+      moved |= gamma > 0;
+      order_.exact_gap(i, st_.last_gap());
+      averages_.after_step(st_, true);
+      if (opt_.working_sets()) {
+        ws_.fw_update(i, ws_.add(i, yhat, offset, iteration, max_planes(), v), gamma);
+        inner_steps(i, iteration);
+      }
+    }
+    return moved;
+  }
+
+  /// Line 6: up to M passes of BCFW steps with the approximate oracle H~_i over W_i, stopped
+  /// early by the rule of section 3.4 (option auto_rule), by the budget, or when a pass no
+  /// longer raises the dual.
+  void approximate_passes(int iteration, double passes, double F_start, double t_start) {
+    approx_passes_last_ = 0;
+    if (!opt_.approximate_passes()) return;
+    for (int p = 0; p < opt_.M; ++p) {
+      const double F_before = st_.dual(), t_before = rec_.solver_time_s();
+      const std::vector<std::size_t>& order = order_.next(false);
+      for (std::size_t t = 0; t < n_; ++t) {
+        const std::size_t i = order[t];
+        // Dense blocks never read the feature rows in an approximate call; prefetching them
+        // (~3600 cache lines for a horse image) would cost more than the call itself.
+        if (!Storage::kDense && t + 1 < n_) prefetch_example(ex_, order[t + 1]);
+        std::size_t best;
+        {
+          dualgap::Oracle::CallScope scope(oracle_, dualgap::CallKind::approximate);
+          best = approximate_oracle(i);
+        }
+        ws_.mark_active(i, best, iteration);
+        ws_.fw_update(i, best, step(i, ws_.labels(i, best), plane_vector(i, best), ws_.offset(i, best)));
+        averages_.after_step(st_, false);
+        inner_steps(i, iteration);
+      }
+      ++approx_passes_last_;
+      const double F_after = st_.dual(), t_after = rec_.solver_time_s();
+      if (rec_.out_of_budget(passes)) break;
+      if (opt_.auto_rule && !last_pass_was_steeper(F_start, t_start, F_before, t_before, F_after, t_after))
+        break;
+      if (F_after <= F_before) break;  // no progress left on the working sets
+    }
+  }
+
+  // ---- what depends on the block storage --------------------------------------------------
+
+  /// H~_i(w) = max_{phi~ in W_i} <phi~, [w 1]> (equation (6)): the index of the best plane.
+  std::size_t approximate_oracle(std::size_t i) {
+    if constexpr (Storage::kDense) {
+      return ws_.argmax_dense(i, st_.w.data());
+    } else {
+      if (!support_.fill(ex_, st_, ws_, i, scores_)) StructuredOracle::unary_scores(ex_, i, st_.w, scores_);
+      return ws_.argmax(st_, i, scores_.data());
+    }
+  }
+  /// The BCFW step (Algorithm 2, lines 7-8) on block i towards the plane of labeling y with
+  /// feature vector v (dense blocks) and the given offset; scores_ is the unary score table of
+  /// example i at w (marginal blocks). Returns gamma.
+  double step(std::size_t i, const int* y, const double* v, double offset) {
+    if constexpr (Storage::kDense) return st_.step(i, v, offset);
+    else return st_.step(i, y, offset, scores_.data());
+  }
+  /// A new plane's feature vector, which dense working sets keep; nullptr for marginal blocks.
+  const double* plane_features(std::size_t i, const int* y) {
+    if constexpr (Storage::kDense) return st_.plane_of(i, y);
+    else return nullptr;
+  }
+  /// The stored feature vector of plane p of W_i (dense blocks); nullptr for marginal blocks.
+  const double* plane_vector(std::size_t i, std::size_t p) const {
+    if constexpr (Storage::kDense) return ws_.vec(i, p);
+    else return nullptr;
+  }
+  void inner_steps(std::size_t i, int iteration) {
+    if constexpr (!Storage::kDense) {
+      if (inner_.enabled())
+        inner_.run(st_, ws_, oracle_, ex_, i, iteration, scores_,
+                   [this](bool exact) { averages_.after_step(st_, exact); });
+    }
+  }
+  std::size_t max_planes() const { return static_cast<std::size_t>(opt_.N); }
+
+  // ---- checkpoint: hand the core the iterate and its dual point (the core scores them) ----
+  std::function<void(dualgap::Iterate&)> fill() {
+    return [this](dualgap::Iterate& it) {
+      it.w = &st_.w;
+      double circ = st_.phi_circ;
+      // Section 3.5: report the weighted average (MP-BCFW-avg: the interpolation of the exact
+      // and approximate averages with the best dual value); both the primal iterate and the
+      // dual point are then the averaged ones. A converged run reports its optimal iterate.
+      if (!converged_) averages_.report(st_, it, w_eval_, circ);
+      it.ssvm_dual = dualgap::SsvmDualPoint{nullptr, circ};
+      it.set("dense_blocks", Storage::kDense ? 1.0 : 0.0);
+      if (opt_.multiplane) {
+        it.set("working_set", ws_.mean_size());
+        it.set("approx_passes", approx_passes_last_);
+        if (!Storage::kDense) it.set("approx_scores", support_.mean_computed());
+      }
+      const auto* c = oracle_.counters();
+      const double t = rec_.solver_time_s();
+      if (c && t > 0) it.set("exact_oracle_share", c->oracle_time_s / t);
+    };
+  }
+
+  const Options& opt_;
+  dualgap::StructuredOracle& oracle_;
+  const Examples& ex_;
+  const std::size_t n_;
+  Storage& st_;
+  dualgap::Recorder& rec_;
+  WorkingSets ws_;
+  BlockOrder order_;
+  IterateAverages averages_;
+  InnerSteps inner_;
+  SupportScores support_;
+  dualgap::Labeling lab_;
+  std::vector<double> scores_;  ///< unary score table of the current block at w
+  Vector w_eval_;               ///< the averaged primal point reported at checkpoints
+  int approx_passes_last_ = 0;
+  bool converged_ = false;
+};
+
+}  // namespace dualgap_bcfw
