@@ -1,8 +1,8 @@
 // The options binder (dualgap/options.hpp): one line per field gives the schema entry and the
-// reader; validate() holds the rules across parameters.
+// reader; validate() rules reach the plugin description; accepts/interfaces are data.
 #include <doctest/doctest.h>
 
-#include "dualgap/options.hpp"
+#include "dualgap/plugin.hpp"
 #include "schema.hpp"
 
 using namespace dualgap;
@@ -166,4 +166,47 @@ TEST_CASE("binder: validate() holds the rules across parameters") {
         "order: cyclic needs M <= 10");
   CHECK_THROWS_WITH_AS(read_options<Opts>(make_params(b.schema(), {{"order", "cyclic"}})),
                        "order: cyclic needs M <= 10", ParamError);
+}
+
+namespace {
+
+class OptsSolver final : public Solver {
+ public:
+  using Options = Opts;
+  explicit OptsSolver(const Options& o) : o_(o) {}
+  void solve(const Problem&, SolverContext&) override {}
+  Options o_;
+};
+
+class PlainOracle final : public Oracle {
+ public:
+  static std::vector<std::string> interfaces() { return {"plain"}; }
+};
+
+}  // namespace
+
+TEST_CASE("plugin description: schema, rules, accepts and interfaces are data") {
+  const PluginDescription d = describe_solver<OptsSolver>("opts", "1.0.0", "test", {"structured"});
+  CHECK(d.kind == Kind::solver);
+  CHECK(d.accepts == std::vector<std::string>{"structured"});
+  CHECK(d.params.size() == binder_of<Opts>().schema().size());
+  CHECK(d.validate(make_params(d.params, {{"order", "cyclic"}})) == "order: cyclic needs M <= 10");
+  CHECK(d.validate(make_params(d.params, {{"order", "uniform"}})).empty());
+  // With an expression left, the rules wait for the evaluated values (checked at creation).
+  json unevaluated = make_params(d.params, {{"order", "cyclic"}}).raw();
+  unevaluated["step"] = "1/n";
+  CHECK(d.validate(Params(unevaluated)).empty());
+  CHECK_THROWS_WITH_AS(d.create(make_params(d.params, {{"order", "cyclic"}})), "opts: order: cyclic needs M <= 10",
+                       ParamError);
+  auto obj = d.create(make_params(d.params, {{"M", 4}}));
+  auto* s = dynamic_cast<OptsSolver*>(obj.get());
+  REQUIRE(s);
+  CHECK(s->o_.M == 4);
+
+  const PluginDescription o = describe_oracle<PlainOracle>("plain", "1.0.0", "test");
+  CHECK(o.kind == Kind::oracle);
+  CHECK(o.interfaces == std::vector<std::string>{"plain"});
+  CHECK(o.params.empty());
+  CHECK(o.validate(Params()).empty());
+  CHECK(dynamic_cast<PlainOracle*>(o.create(Params()).get()));
 }
