@@ -56,7 +56,8 @@ struct PluginDescription {
   /// The options' cross-parameter rules (Options::validate) on schema-checked parameters: ""
   /// when they hold (or the plugin has none), else what is wrong. A real parameter still written
   /// as an expression ("1/n") is unknown before the data is loaded; while one is, the rules are
-  /// checked only when the object is created. Null for plugins without options.
+  /// checked only when the object is created. Null for plugins described by describe_plugin
+  /// (a hand-written ParamSpec list: the dataset plugins).
   std::function<std::string(const Params&)> validate;
   /// Creates the object from validated, evaluated parameters; throws ParamError when the
   /// options' rules fail.
