@@ -344,6 +344,16 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
           datafetch::fetch_hint(value)));
     }
   }
+  // Rules across parameters (the plugin's Options::validate), reported at the plugin's entry.
+  if (p->description->validate) {
+    std::string problem;
+    try {
+      problem = p->description->validate(Params(params));
+    } catch (const ParamError& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) throw ConfigError(fmt::format("{}: {} (plugin {}): {}", doc.locate(pointer), what, name, problem));
+  }
   return json{{"plugin", name}, {"params", params}};
 }
 
@@ -468,14 +478,9 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     json record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", where_in("record"), nullptr);
     checks::check_record(record, where_in("record"));
 
-    // interfaces: the oracle offered vs what each solver accepts
+    // interfaces: the oracle offered vs what each solver accepts (data of the descriptions)
     std::vector<std::string> offered;
-    if (!oracle.is_null()) {
-      const LoadedPlugin& op = reg.get(Kind::oracle, oracle["plugin"]);
-      auto obj = create_object<Oracle>(op, Params(resolve_expressions(op.description->params, oracle["params"],
-                                                                      json{{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}})));
-      offered = obj->interfaces();
-    }
+    if (!oracle.is_null()) offered = reg.get(Kind::oracle, oracle["plugin"]).description->interfaces;
 
     const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump(-1, ' ', false, json::error_handler_t::replace);
     for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
@@ -484,10 +489,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       const std::string sname = sv["name"];
       json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + sname + "'", reg);
       solver["name"] = sname;
-      const LoadedPlugin& sp = reg.get(Kind::solver, solver["plugin"]);
-      auto sobj = create_object<Solver>(sp, Params(resolve_expressions(sp.description->params, solver["params"],
-                                                                        json{{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}})));
-      auto accepts = sobj->accepts();
+      const auto& accepts = reg.get(Kind::solver, solver["plugin"]).description->accepts;
       if (!accepts.empty()) {
         bool ok = false;
         for (auto& a : accepts)

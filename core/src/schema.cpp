@@ -6,6 +6,13 @@
 namespace dualgap {
 namespace {
 
+// Values of n, d, K, N for checking an expression's syntax before the data is loaded (and for
+// make_params, which has no data): never used for a value a plugin receives in a run.
+const json& syntax_check_vars() {
+  static const json vars = {{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}};
+  return vars;
+}
+
 std::string valid_keys(const std::vector<ParamSpec>& schema) {
   std::string s;
   for (auto& p : schema) s += (s.empty() ? "" : ", ") + p.name;
@@ -72,7 +79,7 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
       }
       // Parse now with placeholder values so that syntax errors surface at validation time.
       try {
-        evaluate_expression(v.get<std::string>(), json{{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}});
+        evaluate_expression(v.get<std::string>(), syntax_check_vars());
       } catch (const ParamError& e) {
         throw ConfigError(fmt::format("{}{}: parameter '{}': {}", loc(where, p.name), what, p.name, e.what()));
       }
@@ -162,8 +169,7 @@ json resolve_expressions(const std::vector<ParamSpec>& schema, const json& value
 }
 
 Params make_params(const std::vector<ParamSpec>& schema, const json& given) {
-  json vars = {{"n", 1.0}, {"d", 1.0}, {"K", 2.0}, {"N", 1.0}};
-  return Params(apply_schema(schema, given, "parameters", nullptr, &vars));
+  return Params(apply_schema(schema, given, "parameters", nullptr, &syntax_check_vars()));
 }
 
 }  // namespace dualgap

@@ -29,7 +29,13 @@ namespace {
 
 class MyChain final : public dualgap::StructuredOracle {
  public:
-  explicit MyChain(const dualgap::Params& p) : normalize_(p.get<bool>("normalize")) {}
+  struct Options {  // parameters: defaults here, one bind() line each (dualgap/options.hpp)
+    bool normalize = true;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::normalize, "normalize", "divide the Hamming loss by the number of units of the example");
+    }
+  };
+  explicit MyChain(const Options& o) : o_(o) {}
 
   bool uses_transitions() const override { return true; }
 
@@ -38,7 +44,7 @@ class MyChain final : public dualgap::StructuredOracle {
     const int units = ex.units_of(i);
     int wrong = 0;
     for (int u = 0; u < units; ++u) wrong += y[u] != ex.y[b + u];
-    return normalize_ ? static_cast<double>(wrong) / units : wrong;
+    return o_.normalize ? static_cast<double>(wrong) / units : wrong;
   }
 
  protected:
@@ -48,7 +54,7 @@ class MyChain final : public dualgap::StructuredOracle {
     const int K = ex.num_classes;
     const int U = ex.units_of(i);
     const auto b = ex.unit_begin(i);
-    const double s = loss_augmented ? (normalize_ ? 1.0 / U : 1.0) : 0.0;
+    const double s = loss_augmented ? (o_.normalize ? 1.0 / U : 1.0) : 0.0;
     value_.resize(static_cast<std::size_t>(U) * K);
     back_.resize(static_cast<std::size_t>(U) * K);
     auto theta = [&](int u, int k) { return unary[u * K + k] + (k != ex.y[b + u] ? s : 0.0); };
@@ -78,17 +84,14 @@ class MyChain final : public dualgap::StructuredOracle {
   }
 
  private:
-  bool normalize_;
+  Options o_;
   std::vector<double> value_;  // V_u(k), grown once to the longest example
   std::vector<int> back_;      // argmax_j of the recursion, for backtracking
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<MyChain>(
-      dualgap::Kind::oracle, "my_chain", "0.1.0",
-      "Linear-chain max-oracle by Viterbi with Hamming loss (Shah et al., CVPR 2015, App. A)",
-      {dualgap::bool_param("normalize", true,
-                           "divide the Hamming loss by the number of units of the example")});
+  return dualgap::describe_oracle<MyChain>(
+      "my_chain", "0.1.0", "Linear-chain max-oracle by Viterbi with Hamming loss (Shah et al., CVPR 2015, App. A)");
 }
 
 }  // namespace

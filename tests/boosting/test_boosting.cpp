@@ -722,7 +722,6 @@ TEST_CASE("boosting objective: refuses a malformed ensemble, lambda = 0, a missi
   // A solver that names the boosting family with a bad specification.
   struct Named final : Solver {
     ObjectiveSpec spec;
-    std::vector<std::string> accepts() const override { return {"weak_learner"}; }
     ObjectiveSpec objective(const Problem&) const override { return spec; }
     void solve(const Problem&, SolverContext&) override {}
   } named;

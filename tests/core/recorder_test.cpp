@@ -62,7 +62,6 @@ TEST_CASE("evaluation time does not show up in the solver clock") {
 
 TEST_CASE("oracle calls made during evaluation are counted as evaluation") {
   struct Dummy : Oracle {
-    std::vector<std::string> interfaces() const override { return {"dummy"}; }
     void call() { CallScope s(*this, CallKind::exact); }
   } oracle;
   OracleCounters counters;

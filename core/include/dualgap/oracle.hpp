@@ -35,8 +35,9 @@ enum class CallKind { exact, approximate };
 
 class DUALGAP_API Oracle : public PluginObject {
  public:
-  /// Names of the oracle interfaces this object implements, e.g. {"structured"}.
-  virtual std::vector<std::string> interfaces() const = 0;
+  // The interfaces an oracle implements are data of its plugin description
+  // (PluginDescription::interfaces, filled by describe_oracle from the interface class's static
+  // interfaces()), so that the core can pair solvers and oracles without creating objects.
 
   void attach_counters(OracleCounters* counters) { counters_ = counters; }
   OracleCounters* counters() const { return counters_; }

@@ -76,8 +76,8 @@ struct SolverContext {
 class DUALGAP_API Solver : public PluginObject {
  public:
   ~Solver() override;
-  /// Oracle interfaces this solver accepts (e.g. {"structured"}); empty: needs no oracle.
-  virtual std::vector<std::string> accepts() const = 0;
+  // The oracle interfaces a solver accepts are data of its plugin description
+  // (PluginDescription::accepts, given to describe_solver).
   /// The objective this solver minimizes on `problem` (default: the one its oracle implies).
   virtual ObjectiveSpec objective(const Problem& problem) const {
     (void)problem;

@@ -16,8 +16,16 @@ using namespace dualgap;
 
 class GradientOrdered final : public FeatureGenerator {
  public:
-  explicit GradientOrdered(const Params& p)
-      : num_features_(p.get<int>("num_features")), per_stage_(p.get<std::string>("reorder") == "stage") {}
+  struct Options {
+    int num_features = 1000;
+    bool per_stage = false;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::num_features, "num_features", "features kept by transform() (the most frequent ones)").min(1);
+      b.choice(&Options::per_stage, "reorder", {{"pass", false}, {"stage", true}},
+               "recompute the ordering at the start of each pass, or before each block");
+    }
+  };
+  explicit GradientOrdered(const Options& o) : num_features_(o.num_features), per_stage_(o.per_stage) {}
 
   void fit(const Examples& train, std::uint64_t) override {
     Xt_ = train.X.csc();  // column access for X^T R; the copy lives as long as the generator
@@ -91,12 +99,9 @@ class GradientOrdered final : public FeatureGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<GradientOrdered>(
-      Kind::features, "gradient_ordered", "1.0.0",
-      "Blocks of raw features by residual-gradient magnitude, for sparse text (Agarwal et al., ICML 2014, A.2.2)",
-      {int_param("num_features", 1000, "features kept by transform() (the most frequent ones)", 1),
-       choice_param("reorder", "pass", {"pass", "stage"},
-                    "recompute the ordering at the start of each pass, or before each block")});
+  return describe_features<GradientOrdered>(
+      "gradient_ordered", "1.0.0",
+      "Blocks of raw features by residual-gradient magnitude, for sparse text (Agarwal et al., ICML 2014, A.2.2)");
 }
 
 }  // namespace

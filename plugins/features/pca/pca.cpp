@@ -11,7 +11,15 @@ using namespace dualgap;
 
 class Pca final : public FeatureGenerator {
  public:
-  explicit Pca(const Params& p) : k_(p.get<int>("k")), whiten_(p.get<bool>("whiten")) {}
+  struct Options {
+    int k = 50;
+    bool whiten = false;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::k, "k", "output dimensions (clipped to the input dimension)").min(1);
+      b.field(&Options::whiten, "whiten", "divide each component by its standard deviation");
+    }
+  };
+  explicit Pca(const Options& o) : k_(o.k), whiten_(o.whiten) {}
 
   void fit(const Examples& train, std::uint64_t) override {
     const int k = static_cast<int>(std::min<Eigen::Index>(k_, train.X.cols()));
@@ -38,11 +46,9 @@ class Pca final : public FeatureGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<Pca>(
-      Kind::features, "pca", "1.0.0",
-      "Principal component projection to k dimensions, fitted on train (Agarwal et al., ICML 2014, A.2.1)",
-      {int_param("k", 50, "output dimensions (clipped to the input dimension)", 1),
-       bool_param("whiten", false, "divide each component by its standard deviation")});
+  return describe_features<Pca>(
+      "pca", "1.0.0",
+      "Principal component projection to k dimensions, fitted on train (Agarwal et al., ICML 2014, A.2.1)");
 }
 
 }  // namespace

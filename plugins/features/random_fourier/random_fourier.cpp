@@ -12,10 +12,24 @@ using namespace dualgap;
 
 class RandomFourier final : public lsr::RandomProjectionGenerator {
  public:
-  explicit RandomFourier(const Params& p)
-      : RandomProjectionGenerator(p.get<int>("num_features"), p.get<int>("pca_dims"),
-                                  p.get<double>("bandwidth"), p.get<double>("bandwidth_scale"),
-                                  p.get<int>("median_sample"), 0x726666ULL) {}
+  struct Options {
+    int num_features = 4000;
+    int pca_dims = 0;
+    double bandwidth = 0.0;
+    double bandwidth_scale = 1.0;
+    int median_sample = 1000;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::num_features, "num_features", "features produced by transform()").min(1);
+      b.field(&Options::pca_dims, "pca_dims", "PCA to this many dimensions first (0: none; the paper uses 50)").min(0);
+      b.field(&Options::bandwidth, "bandwidth", "kernel bandwidth s (0: median pairwise distance)").min(0.0);
+      b.field(&Options::bandwidth_scale, "bandwidth_scale", "multiplies the median-trick bandwidth").min(0.0);
+      b.field(&Options::median_sample, "median_sample", "training rows sampled for the median pairwise distance")
+          .min(2);
+    }
+  };
+  explicit RandomFourier(const Options& o)
+      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, o.bandwidth_scale, o.median_sample,
+                                  0x726666ULL) {}
 
  protected:
   DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const override {
@@ -33,15 +47,10 @@ class RandomFourier final : public lsr::RandomProjectionGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<RandomFourier>(
-      Kind::features, "random_fourier", "1.0.0",
+  return describe_features<RandomFourier>(
+      "random_fourier", "1.0.0",
       "Random Fourier features of the Gaussian kernel, median-trick bandwidth, optional PCA first "
-      "(Rahimi & Recht, NIPS 2007; Agarwal et al., ICML 2014, A.2.1)",
-      {int_param("num_features", 4000, "features produced by transform()", 1),
-       int_param("pca_dims", 0, "PCA to this many dimensions first (0: none; the paper uses 50)", 0),
-       real_param("bandwidth", 0.0, "kernel bandwidth s (0: median pairwise distance)", 0.0),
-       real_param("bandwidth_scale", 1.0, "multiplies the median-trick bandwidth", 0.0),
-       int_param("median_sample", 1000, "training rows sampled for the median pairwise distance", 2)});
+      "(Rahimi & Recht, NIPS 2007; Agarwal et al., ICML 2014, A.2.1)");
 }
 
 }  // namespace

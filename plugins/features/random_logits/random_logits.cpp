@@ -12,11 +12,24 @@ using namespace dualgap;
 
 class RandomLogits final : public lsr::RandomProjectionGenerator {
  public:
-  explicit RandomLogits(const Params& p)
-      : RandomProjectionGenerator(p.get<int>("num_features"), p.get<int>("pca_dims"),
-                                  p.get<double>("bandwidth"), 1.0, p.get<int>("median_sample"),
-                                  0x6c6f67ULL),
-        gain_(p.get<double>("gain")) {}
+  struct Options {
+    int num_features = 4000;
+    int pca_dims = 0;
+    double bandwidth = 0.0;
+    double gain = 2.0;
+    int median_sample = 1000;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::num_features, "num_features", "features produced by transform()").min(1);
+      b.field(&Options::pca_dims, "pca_dims", "PCA to this many dimensions first (0: none)").min(0);
+      b.field(&Options::bandwidth, "bandwidth", "projection scale s (0: median pairwise distance)").min(0.0);
+      b.field(&Options::gain, "gain", "multiplies the projections w . (x - mean) / s").min(0.0);
+      b.field(&Options::median_sample, "median_sample", "training rows sampled for the median pairwise distance")
+          .min(2);
+    }
+  };
+  explicit RandomLogits(const Options& o)
+      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, 1.0, o.median_sample, 0x6c6f67ULL),
+        gain_(o.gain) {}
 
  protected:
   DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const override {
@@ -37,14 +50,9 @@ class RandomLogits final : public lsr::RandomProjectionGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<RandomLogits>(
-      Kind::features, "random_logits", "1.0.0",
-      "Random logistic-sigmoid features of Gaussian projections (Agarwal et al., ICML 2014, A.2.1)",
-      {int_param("num_features", 4000, "features produced by transform()", 1),
-       int_param("pca_dims", 0, "PCA to this many dimensions first (0: none)", 0),
-       real_param("bandwidth", 0.0, "projection scale s (0: median pairwise distance)", 0.0),
-       real_param("gain", 2.0, "multiplies the projections w . (x - mean) / s", 0.0),
-       int_param("median_sample", 1000, "training rows sampled for the median pairwise distance", 2)});
+  return describe_features<RandomLogits>(
+      "random_logits", "1.0.0",
+      "Random logistic-sigmoid features of Gaussian projections (Agarwal et al., ICML 2014, A.2.1)");
 }
 
 }  // namespace

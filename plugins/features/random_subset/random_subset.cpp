@@ -12,8 +12,15 @@ using namespace dualgap;
 
 class RandomSubset final : public FeatureGenerator {
  public:
-  explicit RandomSubset(const Params& p)
-      : num_features_(p.get<int>("num_features")), replace_(p.get<bool>("replace")) {}
+  struct Options {
+    int num_features = 1000;
+    bool replace = false;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::num_features, "num_features", "features kept by transform() (clipped to d)").min(1);
+      b.field(&Options::replace, "replace", "draw with replacement (blocks independent) instead of permutation passes");
+    }
+  };
+  explicit RandomSubset(const Options& o) : num_features_(o.num_features), replace_(o.replace) {}
 
   void fit(const Examples& train, std::uint64_t seed) override {
     d_ = train.X.cols();
@@ -60,11 +67,9 @@ class RandomSubset final : public FeatureGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<RandomSubset>(
-      Kind::features, "random_subset", "1.0.0",
-      "Random subsets of raw features, with or without replacement (Agarwal et al., ICML 2014, Algorithm 3 GEN)",
-      {int_param("num_features", 1000, "features kept by transform() (clipped to d)", 1),
-       bool_param("replace", false, "draw with replacement (blocks independent) instead of permutation passes")});
+  return describe_features<RandomSubset>(
+      "random_subset", "1.0.0",
+      "Random subsets of raw features, with or without replacement (Agarwal et al., ICML 2014, Algorithm 3 GEN)");
 }
 
 }  // namespace

@@ -11,7 +11,15 @@ using namespace dualgap;
 
 class Standardize final : public FeatureGenerator {
  public:
-  explicit Standardize(const Params& p) : center_(p.get<bool>("center")), scale_(p.get<bool>("scale")) {}
+  struct Options {
+    bool center = true;
+    bool scale = true;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::center, "center", "subtract the training mean (dense input only)");
+      b.field(&Options::scale, "scale", "divide by the training standard deviation (sparse: RMS)");
+    }
+  };
+  explicit Standardize(const Options& o) : center_(o.center), scale_(o.scale) {}
 
   void fit(const Examples& train, std::uint64_t) override {
     const FeatureMatrix& X = train.X;
@@ -62,11 +70,8 @@ class Standardize final : public FeatureGenerator {
 };
 
 PluginDescription describe() {
-  return describe_plugin<Standardize>(
-      Kind::features, "standardize", "1.0.0",
-      "Per-feature centring and scaling fitted on train (sparse: scaling only)",
-      {bool_param("center", true, "subtract the training mean (dense input only)"),
-       bool_param("scale", true, "divide by the training standard deviation (sparse: RMS)")});
+  return describe_features<Standardize>("standardize", "1.0.0",
+                                         "Per-feature centring and scaling fitted on train (sparse: scaling only)");
 }
 
 }  // namespace

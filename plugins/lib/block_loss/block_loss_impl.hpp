@@ -26,8 +26,6 @@ namespace dualgap::block_loss_detail {
 template <class Loss>
 class BlockLossImpl final : public BlockLossOracle {
  public:
-  explicit BlockLossImpl(const Params&) {}
-
   std::string loss_name() const override { return Loss::name; }
   Eigen::Index num_examples() const override { return n_; }
   Eigen::Index num_features() const override { return d_; }

@@ -11,7 +11,7 @@
 
 #include "potts/binary_cut.hpp"
 #include "dualgap/oracles/structured.hpp"
-#include "dualgap/params.hpp"
+#include "dualgap/options.hpp"
 
 namespace dualgap_structured {
 
@@ -61,12 +61,25 @@ class PottsModel {
   std::unordered_map<const dualgap::Examples*, std::vector<std::unique_ptr<BinaryCut>>> cache_;
 };
 
+/// The parameters every Potts oracle has: beta and the loss normalization.
+struct PottsOptions {
+  double beta = 1.0;
+  bool normalized = true;
+  /// Declares beta and loss in the options O of a Potts oracle (O derives from PottsOptions).
+  template <class O>
+  static void bind_potts(dualgap::Binder<O>& b) {
+    b.field(&O::beta, "beta", "fixed Potts weight per cut edge (paper: 1)").min(0.0);
+    b.choice(&O::normalized, "loss", {{"normalized", true}, {"count", false}},
+             "Hamming loss over superpixels divided by their number (paper) or the plain count");
+  }
+  static void bind(dualgap::Binder<PottsOptions>& b) { bind_potts(b); }
+};
+
 /// Base of the Potts oracles: loss (Hamming) and the w-independent score (Potts term) come from
 /// one PottsModel built from the plugin's `beta` and `loss` parameters; subclasses provide argmax.
 class PottsOracle : public dualgap::StructuredOracle {
  public:
-  explicit PottsOracle(const dualgap::Params& p)
-      : model_(p.get<double>("beta"), p.get<std::string>("loss") == "normalized") {}
+  explicit PottsOracle(const PottsOptions& o) : model_(o.beta, o.normalized) {}
   double loss(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
     return model_.hamming(ex, i, y);
   }

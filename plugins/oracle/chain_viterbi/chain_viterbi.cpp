@@ -30,8 +30,14 @@ DUALGAP_SIMD_CLONES void max_plus(int K, const double* __restrict prev, const do
 
 class ChainViterbi final : public dualgap::StructuredOracle {
  public:
-  explicit ChainViterbi(const dualgap::Params& p)
-      : normalized_(p.get<std::string>("loss") == "normalized") {}
+  struct Options {
+    bool normalized = true;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.choice(&Options::normalized, "loss", {{"normalized", true}, {"count", false}},
+               "Hamming loss divided by the sequence length (paper) or the plain count of wrong positions (dlib)");
+    }
+  };
+  explicit ChainViterbi(const Options& o) : normalized_(o.normalized) {}
 
   bool uses_transitions() const override { return true; }
 
@@ -94,12 +100,9 @@ class ChainViterbi final : public dualgap::StructuredOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<ChainViterbi>(
-      dualgap::Kind::oracle, "chain_viterbi", "1.0.0",
-      "Chain (sequence) loss-augmented max-oracle by Viterbi (Shah et al., CVPR 2015, App. A)",
-      {dualgap::choice_param("loss", "normalized", {"normalized", "count"},
-                             "Hamming loss divided by the sequence length (paper) or the plain "
-                             "count of wrong positions (dlib)")});
+  return dualgap::describe_oracle<ChainViterbi>(
+      "chain_viterbi", "1.0.0",
+      "Chain (sequence) loss-augmented max-oracle by Viterbi (Shah et al., CVPR 2015, App. A)");
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ namespace {
 
 class GraphCut final : public dualgap_structured::PottsOracle {
  public:
-  explicit GraphCut(const dualgap::Params& p) : PottsOracle(p) {}
+  using Options = dualgap_structured::PottsOptions;
+  explicit GraphCut(const Options& o) : PottsOracle(o) {}
 
  protected:
   void argmax(const dualgap::Examples& ex, std::size_t i, const double* unary, const double*,
@@ -41,14 +42,9 @@ class GraphCut final : public dualgap_structured::PottsOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<GraphCut>(
-      dualgap::Kind::oracle, "graph_cut", "1.0.0",
-      "Binary Potts segmentation max-oracle by min-cut/max-flow, Boykov-Kolmogorov "
-      "(Shah et al., CVPR 2015, App. A)",
-      {dualgap::real_param("beta", 1.0, "fixed Potts weight per cut edge (paper: 1)", 0.0),
-       dualgap::choice_param("loss", "normalized", {"normalized", "count"},
-                             "Hamming loss over superpixels divided by their number (paper) "
-                             "or the plain count")});
+  return dualgap::describe_oracle<GraphCut>("graph_cut", "1.0.0",
+                                           "Binary Potts segmentation max-oracle by min-cut/max-flow, "
+                                           "Boykov-Kolmogorov (Shah et al., CVPR 2015, App. A)");
 }
 
 }  // namespace

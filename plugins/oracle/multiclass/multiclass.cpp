@@ -10,8 +10,6 @@ namespace {
 
 class MulticlassOracle final : public dualgap::StructuredOracle {
  public:
-  explicit MulticlassOracle(const dualgap::Params&) {}
-
   double loss(const dualgap::Examples& ex, std::size_t i, const int* y) const override {
     const auto b = ex.unit_begin(i), e = ex.unit_end(i);
     // One unit for multi-class data; for multi-unit examples this is the normalized Hamming
@@ -44,11 +42,10 @@ class MulticlassOracle final : public dualgap::StructuredOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<MulticlassOracle>(
-      dualgap::Kind::oracle, "multiclass", "1.0.0",
-      "Multi-class max-oracle: joint features x (x) e_y, 0-1 loss, exhaustive argmax "
-      "(Shah, Kolmogorov, Lampert, CVPR 2015, Appendix A)",
-      {});
+  return dualgap::describe_oracle<MulticlassOracle>("multiclass", "1.0.0",
+                                                   "Multi-class max-oracle: joint features x (x) e_y, 0-1 loss, "
+                                                   "exhaustive argmax (Shah, Kolmogorov, Lampert, CVPR 2015, "
+                                                   "Appendix A)");
 }
 
 }  // namespace

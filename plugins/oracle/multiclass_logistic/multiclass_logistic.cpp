@@ -74,10 +74,9 @@ struct MulticlassLogistic {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<dualgap::block_loss_detail::BlockLossImpl<MulticlassLogistic>>(
-      dualgap::Kind::oracle, "multiclass_logistic", "1.0.0",
-      "Multiclass logistic loss with block gradients (Blondel et al., Machine Learning 2013, eq. 12)",
-      {});
+  return dualgap::describe_oracle<dualgap::block_loss_detail::BlockLossImpl<MulticlassLogistic>>(
+      "multiclass_logistic", "1.0.0",
+      "Multiclass logistic loss with block gradients (Blondel et al., Machine Learning 2013, eq. 12)");
 }
 
 }  // namespace

@@ -168,10 +168,9 @@ struct MulticlassSqHinge {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<dualgap::block_loss_detail::BlockLossImpl<MulticlassSqHinge>>(
-      dualgap::Kind::oracle, "multiclass_sq_hinge", "1.0.0",
-      "Multiclass squared hinge loss with block gradients (Blondel et al., Machine Learning 2013, eq. 2, Algorithm 3)",
-      {});
+  return dualgap::describe_oracle<dualgap::block_loss_detail::BlockLossImpl<MulticlassSqHinge>>(
+      "multiclass_sq_hinge", "1.0.0",
+      "Multiclass squared hinge loss with block gradients (Blondel et al., Machine Learning 2013, eq. 2, Algorithm 3)");
 }
 
 }  // namespace

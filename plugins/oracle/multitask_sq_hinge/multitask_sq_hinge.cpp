@@ -75,10 +75,9 @@ struct MultitaskSqHinge {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<dualgap::block_loss_detail::BlockLossImpl<MultitaskSqHinge>>(
-      dualgap::Kind::oracle, "multitask_sq_hinge", "1.0.0",
-      "One-vs-rest (multitask) squared hinge loss with block gradients (Blondel et al., Machine Learning 2013, eq. 11)",
-      {});
+  return dualgap::describe_oracle<dualgap::block_loss_detail::BlockLossImpl<MultitaskSqHinge>>(
+      "multitask_sq_hinge", "1.0.0",
+      "One-vs-rest (multitask) squared hinge loss with block gradients (Blondel et al., Machine Learning 2013, eq. 11)");
 }
 
 }  // namespace

@@ -16,8 +16,14 @@ namespace {
 
 class PottsExpansion final : public dualgap_structured::PottsOracle {
  public:
-  explicit PottsExpansion(const dualgap::Params& p)
-      : PottsOracle(p), max_cycles_(p.get<int>("max_cycles")) {}
+  struct Options : dualgap_structured::PottsOptions {
+    int max_cycles = 20;
+    static void bind(dualgap::Binder<Options>& b) {
+      bind_potts(b);
+      b.field(&Options::max_cycles, "max_cycles", "maximum sweeps over all labels alpha").min(1);
+    }
+  };
+  explicit PottsExpansion(const Options& o) : PottsOracle(o), max_cycles_(o.max_cycles) {}
 
   bool exact() const override { return false; }
 
@@ -103,15 +109,10 @@ class PottsExpansion final : public dualgap_structured::PottsOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<PottsExpansion>(
-      dualgap::Kind::oracle, "potts_expansion", "1.0.0",
-      "Multi-label Potts segmentation max-oracle, approximate by alpha-expansion "
-      "(Shah et al., CVPR 2015, App. A; Boykov et al., PAMI 2001)",
-      {dualgap::real_param("beta", 1.0, "fixed Potts weight per cut edge (paper: 1)", 0.0),
-       dualgap::choice_param("loss", "normalized", {"normalized", "count"},
-                             "Hamming loss over superpixels divided by their number (paper) "
-                             "or the plain count"),
-       dualgap::int_param("max_cycles", 20, "maximum sweeps over all labels alpha", 1)});
+  return dualgap::describe_oracle<PottsExpansion>("potts_expansion", "1.0.0",
+                                                 "Multi-label Potts segmentation max-oracle, approximate by "
+                                                 "alpha-expansion (Shah et al., CVPR 2015, App. A; Boykov et al., "
+                                                 "PAMI 2001)");
 }
 
 }  // namespace

@@ -23,8 +23,6 @@ using dualgap::Stump;
 
 class StumpsOracle final : public dualgap::WeakLearnerOracle {
  public:
-  explicit StumpsOracle(const dualgap::Params&) {}
-
   void predict(const Stump& h, const dualgap::FeatureMatrix& X,
                std::vector<signed char>& out) const override {
     out.resize(static_cast<std::size_t>(X.rows()));
@@ -141,10 +139,9 @@ class StumpsOracle final : public dualgap::WeakLearnerOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<StumpsOracle>(
-      dualgap::Kind::oracle, "stumps", "1.0.0",
-      "Decision-stump weak learners, best per class / shared / vote (Lin et al., ACCV 2012, eq. 4, 6)",
-      {});
+  return dualgap::describe_oracle<StumpsOracle>(
+      "stumps", "1.0.0",
+      "Decision-stump weak learners, best per class / shared / vote (Lin et al., ACCV 2012, eq. 4, 6)");
 }
 
 }  // namespace

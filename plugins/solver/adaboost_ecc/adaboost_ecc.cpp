@@ -25,8 +25,13 @@ using namespace dualgap;
 
 class AdaBoostECC final : public Solver {
  public:
-  explicit AdaBoostECC(const Params& p) : max_r_(p.get<double>("max_edge")) {}
-  std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  struct Options {
+    double max_edge = 1.0 - 1e-10;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::max_edge, "max_edge", "edges are capped here so that alpha stays finite").range(0.0, 1.0);
+    }
+  };
+  explicit AdaBoostECC(const Options& o) : max_r_(o.max_edge) {}
   /// The pairwise exponential loss L above.
   ObjectiveSpec objective(const Problem&) const override { return {"boosting", "exp_pairwise", json::object()}; }
 
@@ -101,10 +106,10 @@ class AdaBoostECC final : public Solver {
 };
 
 PluginDescription describe() {
-  return describe_plugin<AdaBoostECC>(
-      Kind::solver, "adaboost_ecc", "1.0.0",
+  return describe_solver<AdaBoostECC>(
+      "adaboost_ecc", "1.0.0",
       "AdaBoost.ECC with discrete stumps and random balanced colourings (Guruswami & Sahai, COLT 1999)",
-      {real_param("max_edge", 1.0 - 1e-10, "edges are capped here so that alpha stays finite", 0.0, 1.0)});
+      {"weak_learner"});
 }
 
 }  // namespace

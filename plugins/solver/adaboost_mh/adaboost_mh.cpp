@@ -20,9 +20,16 @@ using namespace dualgap;
 
 class AdaBoostMH final : public Solver {
  public:
-  explicit AdaBoostMH(const Params& p)
-      : balanced_(p.get<std::string>("init") == "balanced"), max_gamma_(p.get<double>("max_edge")) {}
-  std::vector<std::string> accepts() const override { return {"weak_learner"}; }
+  struct Options {
+    bool balanced = false;
+    double max_edge = 1.0 - 1e-10;
+    static void bind(Binder<Options>& b) {
+      b.choice(&Options::balanced, "init", {{"uniform", false}, {"balanced", true}},
+               "initial weights: uniform 1/(nK), or half the mass on the true labels");
+      b.field(&Options::max_edge, "max_edge", "edges are capped here so that alpha stays finite").range(0.0, 1.0);
+    }
+  };
+  explicit AdaBoostMH(const Options& o) : balanced_(o.balanced), max_gamma_(o.max_edge) {}
   /// The exponential Hamming loss under the initial distribution D_0 (= prod_t Z_t).
   ObjectiveSpec objective(const Problem&) const override {
     return {"boosting", "exp_hamming", {{"weights", balanced_ ? "balanced" : "uniform"}}};
@@ -89,12 +96,9 @@ class AdaBoostMH final : public Solver {
 };
 
 PluginDescription describe() {
-  return describe_plugin<AdaBoostMH>(
-      Kind::solver, "adaboost_mh", "1.0.0",
-      "AdaBoost.MH with discrete vote stumps (Schapire & Singer, Machine Learning 1999)",
-      {choice_param("init", "uniform", {"uniform", "balanced"},
-                    "initial weights: uniform 1/(nK), or half the mass on the true labels"),
-       real_param("max_edge", 1.0 - 1e-10, "edges are capped here so that alpha stays finite", 0.0, 1.0)});
+  return describe_solver<AdaBoostMH>("adaboost_mh", "1.0.0",
+                                     "AdaBoost.MH with discrete vote stumps (Schapire & Singer, Machine Learning 1999)",
+                                     {"weak_learner"});
 }
 
 }  // namespace

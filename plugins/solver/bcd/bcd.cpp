@@ -20,17 +20,41 @@ using dualgap::DenseMatrix;
 
 class Bcd final : public dualgap::Solver {
  public:
-  explicit Bcd(const dualgap::Params& p)
-      : line_search_(p.get<std::string>("variant") == "line_search"),
-        tau_(p.get<double>("tau")),
-        max_outer_(p.get<int>("max_outer")),
-        sigma_(p.get<double>("sigma")),
-        omega_(p.get<double>("omega")),
-        shrinking_(p.get<bool>("shrinking")),
-        recheck_(p.get<int>("recheck")),
-        stop_norm_(p.get<std::string>("stop_norm")) {}
-
-  std::vector<std::string> accepts() const override { return {"block_loss"}; }
+  struct Options {
+    bool line_search = true;
+    double tau = 1e-3;
+    int max_outer = 200;
+    double sigma = 0.01;
+    double omega = 0.5;
+    bool shrinking = true;
+    int recheck = 10;
+    std::string stop_norm = "auto";
+    static void bind(dualgap::Binder<Options>& b) {
+      b.choice(&Options::line_search, "variant", {{"line_search", true}, {"constant_step", false}},
+               "line_search: cyclic, L_j from curvature, Armijo (Tseng-Yun); "
+               "constant_step: uniform random blocks, L_j = K_j, alpha = 1 (Richtarik-Takac)");
+      b.field(&Options::tau, "tau", "stopping rule (10) tolerance; 0 disables it").range(0.0, 1.0);
+      b.field(&Options::max_outer, "max_outer", "maximum outer iterations K_max; 0: unlimited").min(0);
+      b.field(&Options::sigma, "sigma", "Armijo sufficient-decrease constant of (7)").range(1e-12, 0.5);
+      b.field(&Options::omega, "omega", "line-search step shrink factor").range(1e-3, 0.999);
+      b.field(&Options::shrinking, "shrinking", "skip zero blocks with ||G_j|| < lambda - (previous max violation)");
+      b.field(&Options::recheck, "recheck",
+              "with shrinking: bring every shrunk block back every this many outer iterations (0: only when rule "
+              "(10) is met)")
+          .min(0);
+      b.choice(&Options::stop_norm, "stop_norm", {"auto", "sum", "max"},
+               "norm of the violations in rule (10); auto: sum for cyclic, max for random");
+    }
+  };
+  explicit Bcd(const Options& o)
+      : line_search_(o.line_search),
+        tau_(o.tau),
+        max_outer_(o.max_outer),
+        sigma_(o.sigma),
+        omega_(o.omega),
+        shrinking_(o.shrinking),
+        recheck_(o.recheck),
+        stop_norm_(o.stop_norm) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto& rec = *ctx.recorder;
@@ -153,20 +177,10 @@ class Bcd final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<Bcd>(
-      dualgap::Kind::solver, "bcd", "1.0.0",
+  return dualgap::describe_solver<Bcd>(
+      "bcd", "1.0.0",
       "Block coordinate descent for L1/L2-regularized losses (Blondel et al., Machine Learning 2013, Algorithms 1-3)",
-      {dualgap::choice_param("variant", "line_search", {"line_search", "constant_step"},
-                             "line_search: cyclic, L_j from curvature, Armijo (Tseng-Yun); "
-                             "constant_step: uniform random blocks, L_j = K_j, alpha = 1 (Richtarik-Takac)"),
-       dualgap::real_param("tau", 1e-3, "stopping rule (10) tolerance; 0 disables it", 0.0, 1.0),
-       dualgap::int_param("max_outer", 200, "maximum outer iterations K_max; 0: unlimited", 0.0),
-       dualgap::real_param("sigma", 0.01, "Armijo sufficient-decrease constant of (7)", 1e-12, 0.5),
-       dualgap::real_param("omega", 0.5, "line-search step shrink factor", 1e-3, 0.999),
-       dualgap::bool_param("shrinking", true, "skip zero blocks with ||G_j|| < lambda - (previous max violation)"),
-       dualgap::int_param("recheck", 10, "with shrinking: bring every shrunk block back every this many outer iterations (0: only when rule (10) is met)", 0.0),
-       dualgap::choice_param("stop_norm", "auto", {"auto", "sum", "max"},
-                             "norm of the violations in rule (10); auto: sum for cyclic, max for random")});
+      {"block_loss"});
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// Options of the bcfw solver, read from the plugin parameters (schema: describe() in bcfw.cpp).
+// Options of the bcfw solver: each parameter declared once (dualgap/options.hpp binder: the
+// schema `dualgap describe bcfw` prints and the reader), cross-parameter rules in validate().
 #pragma once
 
 #include <string>
 
-#include "dualgap/params.hpp"
+#include "dualgap/options.hpp"
 
 namespace dualgap_bcfw {
 
@@ -19,52 +20,64 @@ struct Options {
   int T = 10;    ///< drop planes inactive for T outer iterations
   bool auto_rule = true;
   Sampling sample = Sampling::permutation;
-  int gram_max_units = 64;
   int gap_refresh = 10;  ///< sample: gap -- every gap_refresh-th exact pass is a full permutation
+  int gram_max_units = 64;
   int inner_steps = 0;  ///< block-local steps over W_i after every block step
-  Inner inner = Inner::pairwise;
   Blocks blocks = Blocks::automatic;
   bool support_scores = true;  ///< approximate calls compute only the scores a step reads
+  Inner inner = Inner::pairwise;
 
-  explicit Options(const dualgap::Params& p)
-      : multiplane(p.get<bool>("multiplane")),
-        averaging(p.get<bool>("averaging")),
-        N(p.get<int>("N")),
-        M(p.get<int>("M")),
-        T(p.get<int>("T")),
-        auto_rule(p.get<bool>("auto_rule")),
-        gram_max_units(p.get<int>("gram_max_units")),
-        gap_refresh(p.get<int>("gap_refresh")),
-        inner_steps(p.get<int>("inner_steps")) {
-    const auto s = p.get<std::string>("sample");
-    if (s == "permutation") sample = Sampling::permutation;
-    else if (s == "uniform") sample = Sampling::uniform;
-    else if (s == "cyclic") sample = Sampling::cyclic;
-    else if (s == "gap") sample = Sampling::gap;
-    else throw dualgap::ParamError("bcfw: sample must be permutation, uniform, cyclic or gap, got '" + s + "'");
-    if (gap_refresh < 1) throw dualgap::ParamError("bcfw: need gap_refresh >= 1");
-    if (N < 0 || M < 0 || T < 1) throw dualgap::ParamError("bcfw: need N >= 0, M >= 0, T >= 1");
-    const auto in = p.get<std::string>("inner");
-    if (in == "pairwise") inner = Inner::pairwise;
-    else if (in == "fw") inner = Inner::fw;
-    else throw dualgap::ParamError("bcfw: inner must be pairwise or fw, got '" + in + "'");
-    if (inner_steps < 0) throw dualgap::ParamError("bcfw: need inner_steps >= 0");
-    const auto bl = p.get<std::string>("blocks");
-    if (bl == "auto") blocks = Blocks::automatic;
-    else if (bl == "marginals") blocks = Blocks::marginals;
-    else if (bl == "dense") blocks = Blocks::dense;
-    else throw dualgap::ParamError("bcfw: blocks must be auto, marginals or dense, got '" + bl + "'");
-    const auto sc = p.get<std::string>("approx_scores");
-    if (sc == "support") support_scores = true;
-    else if (sc == "full") support_scores = false;
-    else throw dualgap::ParamError("bcfw: approx_scores must be support or full, got '" + sc + "'");
-    if (blocks == Blocks::dense && inner_steps > 0)
-      throw dualgap::ParamError("bcfw: inner_steps needs blocks: marginals (or auto)");
-    if (inner_steps > 0 && !working_sets())
-      throw dualgap::ParamError("bcfw: inner_steps > 0 needs working sets (multiplane: true, N > 0)");
-  }
   bool working_sets() const { return multiplane && N > 0; }
   bool approximate_passes() const { return working_sets() && M > 0; }
+
+  static void bind(dualgap::Binder<Options>& b) {
+    b.field(&Options::multiplane, "multiplane", "MP-BCFW: keep working sets and run approximate passes (Algorithm 3)");
+    b.field(&Options::averaging, "averaging",
+            "report the weighted average of iterates (section 3.5); with multiplane, the best-dual "
+            "interpolation of the exact-step and approximate-step averages");
+    b.field(&Options::N, "N", "max planes per working set (multiplane only; 0 = no working sets)").min(0);
+    b.field(&Options::M, "M", "max approximate passes per outer iteration (multiplane only)").min(0);
+    b.field(&Options::T, "T", "drop planes not active during the last T outer iterations").min(1);
+    b.field(&Options::auto_rule, "auto_rule",
+            "stop approximate passes when the last one raised the dual less per second than the "
+            "whole iteration (section 3.4)");
+    b.choice(&Options::sample, "sample",
+             {{"permutation", Sampling::permutation}, {"uniform", Sampling::uniform}, {"cyclic", Sampling::cyclic},
+              {"gap", Sampling::gap}},
+             "block order of each pass: a fresh random permutation, n uniform draws, 0..n-1, or n "
+             "draws proportional to the block gaps of the last visits (Osokin et al., ICML 2016)");
+    b.field(&Options::gap_refresh, "gap_refresh",
+            "sample: gap -- every gap_refresh-th exact pass is a full permutation pass that "
+            "refreshes all block gaps")
+        .min(1);
+    b.field(&Options::gram_max_units, "gram_max_units",
+            "keep the Gram matrix of examples with at most this many units (units^2 doubles each) "
+            "for the step's norm; longer examples build the change densely per touched class")
+        .min(0);
+    b.field(&Options::inner_steps, "inner_steps",
+            "block-local steps over the working set W_i after every block step (0 = the paper's "
+            "algorithms; needs multiplane); each is counted as an approximate oracle call")
+        .min(0);
+    b.choice(&Options::blocks, "blocks",
+             {{"auto", Blocks::automatic}, {"marginals", Blocks::marginals}, {"dense", Blocks::dense}},
+             "dual block storage: units x K marginal tables (steps cost O(touched units x d)), dense "
+             "feature-space vectors of dim doubles per block and per working-set plane (steps cost "
+             "O(dim); no transition features, no inner_steps), or auto: dense when 8 dim <= mean "
+             "units x d and n dim doubles fit in 256 MB, without transitions and inner_steps");
+    b.choice(&Options::support_scores, "approx_scores", {{"support", true}, {"full", false}},
+             "marginal blocks: an approximate call computes only the unary scores its step reads "
+             "(labels of W_i's planes, support of the block's marginal table) when they are at most "
+             "half of the table (support), or always the whole table (full); same iterates");
+    b.choice(&Options::inner, "inner", {{"pairwise", Inner::pairwise}, {"fw", Inner::fw}},
+             "kind of the block-local steps: pairwise (move weight from the worst plane holding "
+             "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane");
+  }
+  /// Rules across parameters (single values are checked by the schema).
+  bool validate(std::string* error) const {
+    if (blocks == Blocks::dense && inner_steps > 0) *error = "inner_steps needs blocks: marginals (or auto)";
+    else if (inner_steps > 0 && !working_sets()) *error = "inner_steps > 0 needs working sets (multiplane: true, N > 0)";
+    return error->empty();
+  }
 };
 
 }  // namespace dualgap_bcfw

@@ -33,16 +33,38 @@ using namespace dualgap;
 
 class CalibratedLs final : public Solver {
  public:
-  explicit CalibratedLs(const Params& p)
-      : powers_(p.get<std::vector<int>>("powers")), intercept_(p.get<bool>("intercept")),
-        rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")),
-        crossfit_(p.get<std::string>("calibration") == "crossfit"), folds_(p.get<int>("folds")) {
-    if (powers_.empty()) throw ParamError("calibrated_ls: 'powers' must not be empty");
-    for (int q : powers_)
-      if (q < 1) throw ParamError("calibrated_ls: 'powers' must be >= 1");
-  }
+  struct Options {
+    std::vector<int> powers = {1, 2, 3};
+    bool intercept = true;
+    double rel_ridge = 1e-8;
+    double tol = 1e-7;
+    bool crossfit = false;
+    int folds = 5;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::powers, "powers",
+              "element-wise powers of the predictions in the calibration basis G (plus a constant)")
+          .range(1, 9);
+      b.field(&Options::intercept, "intercept", "append a constant feature to X");
+      b.field(&Options::rel_ridge, "rel_ridge", "numerical ridge, relative to the mean diagonal of the Gram matrix")
+          .min(0.0);
+      b.field(&Options::tol, "tol",
+              "stop when the square-loss decrease (out-of-fold loss with crossfit) is below tol * max(1, loss); "
+              "0: never")
+          .min(0.0);
+      b.choice(&Options::crossfit, "calibration", {{"train", false}, {"crossfit", true}},
+               "fit the calibration map on the training predictions (the paper) or on out-of-fold ones");
+      b.field(&Options::folds, "folds", "folds of the crossfit calibration (stratified, seeded by the solver stream)")
+          .range(2, 1000);
+    }
+    bool validate(std::string* error) const {
+      if (powers.empty()) *error = "'powers' must not be empty";
+      return error->empty();
+    }
+  };
+  explicit CalibratedLs(const Options& o)
+      : powers_(o.powers), intercept_(o.intercept), rel_ridge_(o.rel_ridge), tol_(o.tol), crossfit_(o.crossfit),
+        folds_(o.folds) {}
 
-  std::vector<std::string> accepts() const override { return {}; }
   /// The square loss of the calibrated predictions (no ridge: the model has no single W).
   ObjectiveSpec objective(const Problem&) const override { return {"least_squares", "square", {{"ridge", 0.0}}}; }
 
@@ -154,21 +176,10 @@ class CalibratedLs final : public Solver {
 };
 
 PluginDescription describe() {
-  ParamSpec powers{"powers", ParamType::int_list, json::array({1, 2, 3}), 1, 9, {},
-                   "element-wise powers of the predictions in the calibration basis G (plus a constant)"};
-  return describe_plugin<CalibratedLs>(
-      Kind::solver, "calibrated_ls", "1.0.0",
-      "Calibrated least squares: residual fit, polynomial calibration, simplex projection "
-      "(Agarwal et al., ICML 2014, Algorithm 2)",
-      {powers, bool_param("intercept", true, "append a constant feature to X"),
-       real_param("rel_ridge", 1e-8, "numerical ridge, relative to the mean diagonal of the Gram matrix", 0.0),
-       real_param("tol", 1e-7,
-                  "stop when the square-loss decrease (out-of-fold loss with crossfit) is below tol * max(1, loss); "
-                  "0: never",
-                  0.0),
-       choice_param("calibration", "train", {"train", "crossfit"},
-                    "fit the calibration map on the training predictions (the paper) or on out-of-fold ones"),
-       int_param("folds", 5, "folds of the crossfit calibration (stratified, seeded by the solver stream)", 2, 1000)});
+  return describe_solver<CalibratedLs>("calibrated_ls", "1.0.0",
+                                       "Calibrated least squares: residual fit, polynomial calibration, simplex "
+                                       "projection (Agarwal et al., ICML 2014, Algorithm 2)",
+                                       {});
 }
 
 }  // namespace

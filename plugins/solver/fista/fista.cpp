@@ -22,12 +22,18 @@ void prox_step(const DenseMatrix& Y, const DenseMatrix& G, double L, double lamb
 
 class Fista final : public dualgap::Solver {
  public:
-  explicit Fista(const dualgap::Params& p)
-      : backtracking_(p.get<std::string>("step") == "backtracking"),
-        eta_(p.get<double>("eta")),
-        L0_(p.get<double>("L0")) {}
-
-  std::vector<std::string> accepts() const override { return {"block_loss"}; }
+  struct Options {
+    bool backtracking = true;
+    double eta = 2.0;
+    double L0 = 0.0;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.choice(&Options::backtracking, "step", {{"backtracking", true}, {"constant", false}},
+               "backtracking (FISTA LS) or constant 1/L with L the oracle's global Lipschitz constant (FISTA CST)");
+      b.field(&Options::eta, "eta", "backtracking increase factor of L").min(1.0 + 1e-9);
+      b.field(&Options::L0, "L0", "initial L for backtracking; 0: max_j K_j / 4").min(0.0);
+    }
+  };
+  explicit Fista(const Options& o) : backtracking_(o.backtracking), eta_(o.eta), L0_(o.L0) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto& rec = *ctx.recorder;
@@ -82,13 +88,10 @@ class Fista final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<Fista>(
-      dualgap::Kind::solver, "fista", "1.0.0",
+  return dualgap::describe_solver<Fista>(
+      "fista", "1.0.0",
       "FISTA on L1/L2-regularized losses (Beck and Teboulle 2009; baseline of Blondel et al., Machine Learning 2013)",
-      {dualgap::choice_param("step", "backtracking", {"backtracking", "constant"},
-                             "backtracking (FISTA LS) or constant 1/L with L the oracle's global Lipschitz constant (FISTA CST)"),
-       dualgap::real_param("eta", 2.0, "backtracking increase factor of L", 1.0 + 1e-9),
-       dualgap::real_param("L0", 0.0, "initial L for backtracking; 0: max_j K_j / 4", 0.0)});
+      {"block_loss"});
 }
 
 }  // namespace

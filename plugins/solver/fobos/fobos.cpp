@@ -20,9 +20,13 @@ using dualgap::DenseMatrix;
 
 class Fobos final : public dualgap::Solver {
  public:
-  explicit Fobos(const dualgap::Params& p) : eta0_(p.get<double>("eta0")) {}
-
-  std::vector<std::string> accepts() const override { return {"block_loss"}; }
+  struct Options {
+    double eta0 = 0.01;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::eta0, "eta0", "initial step; the paper picks it from 1e-3..1e3 on held-out data").min(0.0);
+    }
+  };
+  explicit Fobos(const Options& o) : eta0_(o.eta0) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto& rec = *ctx.recorder;
@@ -89,10 +93,9 @@ class Fobos final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<Fobos>(
-      dualgap::Kind::solver, "fobos", "1.0.0",
-      "FOBOS stochastic proximal subgradient, step eta0/sqrt(t) (Duchi and Singer, JMLR 2009)",
-      {dualgap::real_param("eta0", 0.01, "initial step; the paper picks it from 1e-3..1e3 on held-out data", 0.0)});
+  return dualgap::describe_solver<Fobos>(
+      "fobos", "1.0.0", "FOBOS stochastic proximal subgradient, step eta0/sqrt(t) (Duchi and Singer, JMLR 2009)",
+      {"block_loss"});
 }
 
 }  // namespace

@@ -20,11 +20,24 @@ using namespace dualgap;
 
 class Gls final : public Solver {
  public:
-  explicit Gls(const Params& p)
-      : softmax_(p.get<std::string>("link") == "softmax"), L_(p.get<double>("L")),
-        intercept_(p.get<bool>("intercept")), rel_ridge_(p.get<double>("rel_ridge")), tol_(p.get<double>("tol")) {}
-
-  std::vector<std::string> accepts() const override { return {}; }
+  struct Options {
+    bool softmax = false;
+    double L = 1.0;
+    bool intercept = true;
+    double rel_ridge = 1e-8;
+    double tol = 1e-9;
+    static void bind(Binder<Options>& b) {
+      b.choice(&Options::softmax, "link", {{"identity", false}, {"softmax", true}},
+               "identity: square loss (one solve); softmax: multiclass logistic loss");
+      b.field(&Options::L, "L", "Lipschitz constant of the link (step 1/L); softmax: 1 or 1/2").min(1e-6);
+      b.field(&Options::intercept, "intercept", "append a constant feature");
+      b.field(&Options::rel_ridge, "rel_ridge", "numerical ridge added to Sigma, relative to its mean diagonal").min(0.0);
+      b.field(&Options::tol, "tol", "softmax: stop when the loss decrease is below tol * max(1, loss); 0: never")
+          .min(0.0);
+    }
+  };
+  explicit Gls(const Options& o)
+      : softmax_(o.softmax), L_(o.L), intercept_(o.intercept), rel_ridge_(o.rel_ridge), tol_(o.tol) {}
   ObjectiveSpec objective(const Problem& pb) const override {
     return {"least_squares", softmax_ ? "logistic" : "square", {{"ridge", pb.lambda}}};
   }
@@ -99,15 +112,10 @@ class Gls final : public Solver {
 };
 
 PluginDescription describe() {
-  return describe_plugin<Gls>(
-      Kind::solver, "gls", "1.0.0",
-      "Generalized least squares, identity or softmax link (Agarwal et al., ICML 2014, Algorithm 1)",
-      {choice_param("link", "identity", {"identity", "softmax"},
-                    "identity: square loss (one solve); softmax: multiclass logistic loss"),
-       real_param("L", 1.0, "Lipschitz constant of the link (step 1/L); softmax: 1 or 1/2", 1e-6),
-       bool_param("intercept", true, "append a constant feature"),
-       real_param("rel_ridge", 1e-8, "numerical ridge added to Sigma, relative to its mean diagonal", 0.0),
-       real_param("tol", 1e-9, "softmax: stop when the loss decrease is below tol * max(1, loss); 0: never", 0.0)});
+  return describe_solver<Gls>("gls", "1.0.0",
+                              "Generalized least squares, identity or softmax link (Agarwal et al., ICML 2014, "
+                              "Algorithm 1)",
+                              {});
 }
 
 }  // namespace

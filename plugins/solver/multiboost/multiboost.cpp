@@ -9,10 +9,10 @@
 namespace {
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<dualgap::boosting::ColumnGenerationSolver<true>>(
-      dualgap::Kind::solver, "multiboost", "1.0.0",
+  return dualgap::describe_solver<dualgap::boosting::ColumnGenerationSolver<true>>(
+      "multiboost", "1.0.0",
       "MultiBoost: shared weak learners by column generation, master by L-BFGS-B (Shen & Hao, CVPR 2011)",
-      dualgap::boosting::column_generation_params("lbfgsb"));
+      {"weak_learner"});
 }
 
 }  // namespace

@@ -8,10 +8,10 @@
 namespace {
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<dualgap::boosting::ColumnGenerationSolver<false>>(
-      dualgap::Kind::solver, "multiboost_cw", "1.0.0",
+  return dualgap::describe_solver<dualgap::boosting::ColumnGenerationSolver<false>>(
+      "multiboost_cw", "1.0.0",
       "MultiBoost-CW: class-wise column generation with FCD (Lin et al., ACCV 2012, Algorithms 1-2)",
-      dualgap::boosting::column_generation_params("fcd"));
+      {"weak_learner"});
 }
 
 }  // namespace

@@ -17,14 +17,22 @@ using dualgap::DenseMatrix;
 
 class Sparsa final : public dualgap::Solver {
  public:
-  explicit Sparsa(const dualgap::Params& p)
-      : M_(p.get<int>("M")),
-        sigma_(p.get<double>("sigma")),
-        eta_(p.get<double>("eta")),
-        alpha_min_(p.get<double>("alpha_min")),
-        alpha_max_(p.get<double>("alpha_max")) {}
-
-  std::vector<std::string> accepts() const override { return {"block_loss"}; }
+  struct Options {
+    int M = 5;
+    double sigma = 1e-5;
+    double eta = 2.0;
+    double alpha_min = 1e-30;
+    double alpha_max = 1e30;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::M, "M", "memory of the non-monotone rule (1: monotone)").min(1);
+      b.field(&Options::sigma, "sigma", "sufficient-decrease constant").range(0.0, 1.0);
+      b.field(&Options::eta, "eta", "alpha increase factor on rejection").min(1.0 + 1e-9);
+      b.field(&Options::alpha_min, "alpha_min", "smallest alpha (inverse step)").min(0.0);
+      b.field(&Options::alpha_max, "alpha_max", "largest alpha (inverse step)").min(0.0);
+    }
+  };
+  explicit Sparsa(const Options& o)
+      : M_(o.M), sigma_(o.sigma), eta_(o.eta), alpha_min_(o.alpha_min), alpha_max_(o.alpha_max) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto& rec = *ctx.recorder;
@@ -71,14 +79,10 @@ class Sparsa final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<Sparsa>(
-      dualgap::Kind::solver, "sparsa", "1.0.0",
+  return dualgap::describe_solver<Sparsa>(
+      "sparsa", "1.0.0",
       "SpaRSA: Barzilai-Borwein proximal gradient with non-monotone line search (Wright et al., IEEE TSP 2009)",
-      {dualgap::int_param("M", 5, "memory of the non-monotone rule (1: monotone)", 1.0),
-       dualgap::real_param("sigma", 1e-5, "sufficient-decrease constant", 0.0, 1.0),
-       dualgap::real_param("eta", 2.0, "alpha increase factor on rejection", 1.0 + 1e-9),
-       dualgap::real_param("alpha_min", 1e-30, "smallest alpha (inverse step)", 0.0),
-       dualgap::real_param("alpha_max", 1e30, "largest alpha (inverse step)", 0.0)});
+      {"block_loss"});
 }
 
 }  // namespace

@@ -30,19 +30,52 @@ enum class Fit { linear, calibrated, logistic };
 
 class Stagewise final : public Solver {
  public:
-  explicit Stagewise(const Params& p)
-      : generator_(p.get<std::string>("generator")), generator_params_(p.raw().value("generator_params", json::object())),
-        p_(static_cast<std::size_t>(p.get<int>("block_size"))), inner_(p.get<int>("inner_iterations")),
-        L_(p.get<double>("L")), intercept_(p.get<bool>("intercept")), rel_ridge_(p.get<double>("rel_ridge")),
-        max_stages_(p.get<int>("max_stages")), passes_(p.get<int>("passes")),
-        powers_(p.get<std::vector<int>>("calibration_powers")), project_(p.get<bool>("project")) {
-    const std::string f = p.get<std::string>("fit");
-    fit_ = f == "linear" ? Fit::linear : f == "calibrated" ? Fit::calibrated : Fit::logistic;
-    if (fit_ == Fit::calibrated && powers_.empty())
-      throw ParamError("stagewise: fit = calibrated needs at least one calibration power");
-  }
-
-  std::vector<std::string> accepts() const override { return {}; }
+  struct Options {
+    std::string generator = "random_fourier";
+    json generator_params = json::object();
+    int block_size = 512;
+    Fit fit = Fit::linear;
+    int inner_iterations = 50;
+    double L = 1.0;
+    bool intercept = true;
+    double rel_ridge = 1e-8;
+    int max_stages = 0;
+    int passes = 0;
+    std::vector<int> calibration_powers = {1};
+    bool project = true;
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::generator, "generator", "features plugin that generates the blocks (GEN)");
+      b.field(&Options::generator_params, "generator_params", "parameters of the generator plugin (e.g. {pca_dims: 50})");
+      b.field(&Options::block_size, "block_size", "features per block (p); the paper uses 300-1024").min(1);
+      b.choice(&Options::fit, "fit",
+               {{"linear", Fit::linear}, {"calibrated", Fit::calibrated}, {"logistic", Fit::logistic}},
+               "per-stage fit: Algorithm 1 identity link, Algorithm 1 on [block, predictions], "
+               "or Algorithm 1 softmax link");
+      b.field(&Options::inner_iterations, "inner_iterations", "fit = logistic: updates (14) per stage").min(1);
+      b.field(&Options::L, "L", "fit = logistic: Lipschitz constant of the softmax (1 or 1/2)").min(1e-6);
+      b.field(&Options::intercept, "intercept", "append a constant feature to each block");
+      b.field(&Options::rel_ridge, "rel_ridge", "numerical ridge, relative to the mean diagonal of each block's Gram matrix")
+          .min(0.0);
+      b.field(&Options::max_stages, "max_stages", "stop after this many stages (0: until a budget stops the run)").min(0);
+      b.field(&Options::passes, "passes",
+              "stop after this many passes of ceil(d / p) blocks over the input features (0: none)")
+          .min(0);
+      b.field(&Options::calibration_powers, "calibration_powers",
+              "fit = calibrated: powers of the current predictions appended to each block")
+          .range(1, 9);
+      b.field(&Options::project, "project", "fit = calibrated: project the predictions onto the simplex");
+    }
+    bool validate(std::string* error) const {
+      if (fit == Fit::calibrated && calibration_powers.empty())
+        *error = "fit = calibrated needs at least one calibration power";
+      return error->empty();
+    }
+  };
+  explicit Stagewise(const Options& o)
+      : generator_(o.generator), generator_params_(o.generator_params),
+        p_(static_cast<std::size_t>(o.block_size)), inner_(o.inner_iterations), L_(o.L), intercept_(o.intercept),
+        rel_ridge_(o.rel_ridge), max_stages_(o.max_stages), passes_(o.passes), powers_(o.calibration_powers),
+        project_(o.project), fit_(o.fit) {}
   /// The loss of its fit on the predictions (no ridge: the stages' features are drawn inside).
   ObjectiveSpec objective(const Problem&) const override {
     return {"least_squares", fit_ == Fit::logistic ? "logistic" : "square", {{"ridge", 0.0}}};
@@ -179,26 +212,9 @@ class Stagewise final : public Solver {
 };
 
 PluginDescription describe() {
-  ParamSpec gen_params{"generator_params", ParamType::object, json::object(), {}, {}, {},
-                       "parameters of the generator plugin (e.g. {pca_dims: 50})"};
-  ParamSpec powers{"calibration_powers", ParamType::int_list, json::array({1}), 1, 9, {},
-                   "fit = calibrated: powers of the current predictions appended to each block"};
-  return describe_plugin<Stagewise>(
-      Kind::solver, "stagewise", "1.0.0",
-      "Stagewise regression on generated feature blocks (Agarwal et al., ICML 2014, Algorithm 3)",
-      {string_param("generator", "random_fourier", "features plugin that generates the blocks (GEN)"),
-       gen_params,
-       int_param("block_size", 512, "features per block (p); the paper uses 300-1024", 1),
-       choice_param("fit", "linear", {"linear", "calibrated", "logistic"},
-                    "per-stage fit: Algorithm 1 identity link, Algorithm 1 on [block, predictions], "
-                    "or Algorithm 1 softmax link"),
-       int_param("inner_iterations", 50, "fit = logistic: updates (14) per stage", 1),
-       real_param("L", 1.0, "fit = logistic: Lipschitz constant of the softmax (1 or 1/2)", 1e-6),
-       bool_param("intercept", true, "append a constant feature to each block"),
-       real_param("rel_ridge", 1e-8, "numerical ridge, relative to the mean diagonal of each block's Gram matrix", 0.0),
-       int_param("max_stages", 0, "stop after this many stages (0: until a budget stops the run)", 0),
-       int_param("passes", 0, "stop after this many passes of ceil(d / p) blocks over the input features (0: none)", 0),
-       powers, bool_param("project", true, "fit = calibrated: project the predictions onto the simplex")});
+  return describe_solver<Stagewise>(
+      "stagewise", "1.0.0",
+      "Stagewise regression on generated feature blocks (Agarwal et al., ICML 2014, Algorithm 3)", {});
 }
 
 }  // namespace

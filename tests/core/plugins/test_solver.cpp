@@ -13,12 +13,18 @@
 namespace {
 class TestSolver final : public dualgap::Solver {
  public:
-  explicit TestSolver(const dualgap::Params& p)
-      : behaviour_(p.get<std::string>("behaviour")), eval_sleep_(p.get<double>("eval_sleep")) {}
+  struct Options {
+    std::string behaviour = "converge";
+    double eval_sleep = 0.0;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.choice(&Options::behaviour, "behaviour",
+               {"converge", "crash", "throw", "loop", "nan", "budget", "lie_column", "lie_dual", "lie_model", "lie_shape"},
+               "what to do");
+      b.field(&Options::eval_sleep, "eval_sleep", "seconds each evaluation sleeps").min(0.0);
+    }
+  };
+  explicit TestSolver(const Options& o) : behaviour_(o.behaviour), eval_sleep_(o.eval_sleep) {}
   bool lies() const { return behaviour_.rfind("lie_", 0) == 0; }
-  std::vector<std::string> accepts() const override {
-    return lies() ? std::vector<std::string>{"structured"} : std::vector<std::string>{};
-  }
   // Without an oracle: the square loss of its scores (1 - x) Y, i.e. primal x^2 / 2.
   dualgap::ObjectiveSpec objective(const dualgap::Problem&) const override {
     if (lies()) return {};  // the structured oracle's: the SSVM objective
@@ -78,11 +84,9 @@ class TestSolver final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<TestSolver>(
-      dualgap::Kind::solver, "test_solver", "0.0.1", "Misbehaving solver for the runner tests (not a real solver)",
-      {dualgap::choice_param("behaviour", "converge", {"converge", "crash", "throw", "loop", "nan", "budget", "lie_column", "lie_dual", "lie_model", "lie_shape"},
-                             "what to do"),
-       dualgap::real_param("eval_sleep", 0.0, "seconds each evaluation sleeps", 0.0)});
+  // Accepts any oracle (no pairing check): the lie_* behaviours run with a structured one.
+  return dualgap::describe_solver<TestSolver>(
+      "test_solver", "0.0.1", "Misbehaving solver for the runner tests (not a real solver)", {});
 }
 }  // namespace
 DUALGAP_PLUGIN(describe)

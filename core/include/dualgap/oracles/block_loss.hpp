@@ -44,7 +44,8 @@ namespace dualgap {
 
 class DUALGAP_API BlockLossOracle : public Oracle {
  public:
-  std::vector<std::string> interfaces() const override { return {"block_loss"}; }
+  /// The interface names describe_oracle puts into the plugin description.
+  static std::vector<std::string> interfaces() { return {"block_loss"}; }
 
   /// Name of the loss ("multiclass_sq_hinge", ...).
   virtual std::string loss_name() const = 0;

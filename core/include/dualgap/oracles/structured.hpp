@@ -156,7 +156,8 @@ inline int unary_simd_level() {
 
 class DUALGAP_API StructuredOracle : public Oracle {
  public:
-  std::vector<std::string> interfaces() const override { return {"structured"}; }
+  /// The interface names describe_oracle puts into the plugin description.
+  static std::vector<std::string> interfaces() { return {"structured"}; }
 
   /// Whether w carries a K x K transition block after the K*d unary block.
   virtual bool uses_transitions() const { return false; }

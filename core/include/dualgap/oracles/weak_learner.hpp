@@ -35,7 +35,8 @@ namespace dualgap {
 
 class DUALGAP_API WeakLearnerOracle : public Oracle {
  public:
-  std::vector<std::string> interfaces() const override { return {"weak_learner"}; }
+  /// The interface names describe_oracle puts into the plugin description.
+  static std::vector<std::string> interfaces() { return {"weak_learner"}; }
 
   /// Pre-computation over the training split (e.g. sorting each feature). Not counted.
   void prepare(const Examples& train) { do_prepare(train); }

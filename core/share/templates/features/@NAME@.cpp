@@ -22,7 +22,13 @@ namespace {
 
 class @CLASS@ final : public dualgap::FeatureGenerator {
  public:
-  explicit @CLASS@(const dualgap::Params& p) : target_(p.get<double>("max_abs")) {}
+  struct Options {  // parameters: defaults here, one bind() line each (dualgap/options.hpp)
+    double max_abs = 1.0;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::max_abs, "max_abs", "largest absolute value of a training feature after scaling").min(0.0);
+    }
+  };
+  explicit @CLASS@(const Options& o) : o_(o) {}
 
   void fit(const dualgap::Examples& train, std::uint64_t /*seed*/) override {
     const dualgap::FeatureMatrix& X = train.X;
@@ -38,7 +44,7 @@ class @CLASS@ final : public dualgap::FeatureGenerator {
         for (Eigen::Index c = 0; c < D.cols(); ++c) m[c] = std::max(m[c], std::abs(D(r, c)));
     }
     scale_.resize(m.size());
-    for (std::size_t j = 0; j < m.size(); ++j) scale_[j] = m[j] > 0 ? target_ / m[j] : 1.0;
+    for (std::size_t j = 0; j < m.size(); ++j) scale_[j] = m[j] > 0 ? o_.max_abs / m[j] : 1.0;
   }
 
   dualgap::FeatureMatrix transform(const dualgap::FeatureMatrix& X) const override {
@@ -58,15 +64,13 @@ class @CLASS@ final : public dualgap::FeatureGenerator {
   }
 
  private:
-  double target_;
+  Options o_;
   std::vector<double> scale_;
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<@CLASS@>(
-      dualgap::Kind::features, "@NAME@", "0.1.0",
-      "Max-abs feature scaling fitted on train [dualgap new-plugin skeleton]",
-      {dualgap::real_param("max_abs", 1.0, "largest absolute value of a training feature after scaling", 0.0)});
+  return dualgap::describe_features<@CLASS@>("@NAME@", "0.1.0",
+                                            "Max-abs feature scaling fitted on train [dualgap new-plugin skeleton]");
 }
 
 }  // namespace

@@ -29,7 +29,13 @@ namespace {
 
 class @CLASS@ final : public dualgap::StructuredOracle {
  public:
-  explicit @CLASS@(const dualgap::Params& p) : normalize_(p.get<bool>("normalize")) {}
+  struct Options {  // parameters: defaults here, one bind() line each (dualgap/options.hpp)
+    bool normalize = true;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::normalize, "normalize", "divide the Hamming loss by the number of units of the example");
+    }
+  };
+  explicit @CLASS@(const Options& o) : o_(o) {}
 
   // uses_transitions() is false: w holds K*d unary weights only. A chain model returns true
   // and reads the K x K `transition` table in argmax.
@@ -39,7 +45,7 @@ class @CLASS@ final : public dualgap::StructuredOracle {
     const int units = ex.units_of(i);
     int wrong = 0;
     for (int u = 0; u < units; ++u) wrong += y[u] != ex.y[b + u];
-    return normalize_ ? static_cast<double>(wrong) / units : wrong;
+    return o_.normalize ? static_cast<double>(wrong) / units : wrong;
   }
 
  protected:
@@ -48,7 +54,7 @@ class @CLASS@ final : public dualgap::StructuredOracle {
     const int K = ex.num_classes;
     const auto b = ex.unit_begin(i);
     const int units = ex.units_of(i);
-    const double s = loss_augmented ? (normalize_ ? 1.0 / units : 1.0) : 0.0;
+    const double s = loss_augmented ? (o_.normalize ? 1.0 / units : 1.0) : 0.0;
     for (int u = 0; u < units; ++u) {
       const double* row = unary + static_cast<std::size_t>(u) * K;
       const int truth = ex.y[b + u];
@@ -63,16 +69,15 @@ class @CLASS@ final : public dualgap::StructuredOracle {
   }
 
  private:
-  bool normalize_;
+  Options o_;
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<@CLASS@>(
-      dualgap::Kind::oracle, "@NAME@", "0.1.0",
+  // The interfaces ("structured") come from the interface class (StructuredOracle).
+  return dualgap::describe_oracle<@CLASS@>(
+      "@NAME@", "0.1.0",
       "Independent per-unit max-oracle with Hamming loss (Crammer & Singer, JMLR 2001, on "
-      "multi-class data) [dualgap new-plugin skeleton]",
-      {dualgap::bool_param("normalize", true,
-                           "divide the Hamming loss by the number of units of the example")});
+      "multi-class data) [dualgap new-plugin skeleton]");
 }
 
 }  // namespace

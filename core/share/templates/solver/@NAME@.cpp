@@ -6,8 +6,13 @@
 // structured case). The skeleton of `dualgap new-plugin`: correct, but slow (no dual, no
 // line search); replace it with your algorithm.
 //
-// The contract of a solver (dualgap/solver.hpp):
-//   accepts()  names the oracle interfaces it can work with; the runner checks the pairing.
+// The contract of a solver (dualgap/solver.hpp, dualgap/plugin.hpp, dualgap/options.hpp):
+//   Options holds the parameters: each member's initializer is its default, and one line of
+//     bind() gives its YAML name, doc and range or choices (what `dualgap describe` prints and
+//     the experiment file is checked against). Rules across parameters go in
+//     Options::validate(), which `dualgap validate` runs.
+//   describe_solver(..., accepts) names the oracle interfaces it works with; the core checks
+//     the pairing before anything runs.
 //   solve(pb, ctx) runs until the recorder answers stop (budget, target gap, NaN) or the
 //     solver converges by its own rule. It never prints, never times itself for reporting and
 //     never scores itself: at checkpoints it hands ctx.recorder a closure that fills an Iterate
@@ -25,11 +30,18 @@
 
 namespace {
 
+enum class Sampling { uniform, cyclic };
+
 class @CLASS@ final : public dualgap::Solver {
  public:
-  explicit @CLASS@(const dualgap::Params& p) : sample_(p.get<std::string>("sample")) {}
-
-  std::vector<std::string> accepts() const override { return {"structured"}; }
+  struct Options {
+    Sampling sample = Sampling::uniform;
+    static void bind(dualgap::Binder<Options>& b) {
+      b.choice(&Options::sample, "sample", {{"uniform", Sampling::uniform}, {"cyclic", Sampling::cyclic}},
+               "order of the examples within a pass: uniform sampling with replacement or cyclic");
+    }
+  };
+  explicit @CLASS@(const Options& o) : o_(o) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
@@ -55,7 +67,7 @@ class @CLASS@ final : public dualgap::Solver {
     std::size_t t = 0;
     for (double passes = 1;; passes += 1) {
       for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = sample_ == "uniform" ? pick(rng) : k;
+        const std::size_t i = o_.sample == Sampling::uniform ? pick(rng) : k;
         ++t;
         const double eta = 1.0 / (lambda * static_cast<double>(t));
         oracle->max_oracle(train, i, w, lab, scores);
@@ -70,17 +82,15 @@ class @CLASS@ final : public dualgap::Solver {
   }
 
  private:
-  std::string sample_;
+  Options o_;
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<@CLASS@>(
-      dualgap::Kind::solver, "@NAME@", "0.1.0",
+  return dualgap::describe_solver<@CLASS@>(
+      "@NAME@", "0.1.0",
       "Stochastic subgradient descent for structural SVMs (Shalev-Shwartz et al., ICML 2007, "
       "Algorithm 1) [dualgap new-plugin skeleton]",
-      {dualgap::choice_param("sample", "uniform", {"uniform", "cyclic"},
-                             "order of the examples within a pass: uniform sampling with "
-                             "replacement or cyclic")});
+      {"structured"});
 }
 
 }  // namespace
