@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev doctest-dev libeigen3-dev libfmt-dev libxtensor-dev
   zlib1g-dev libbz2-dev libjpeg-dev libcurl4-openssl-dev libssl-dev
   liblbfgsb-dev liblinear-tools liblinear-dev libdlib-dev libbenchmark-dev
+  libblas-dev  # CBLAS for the dlib headers (DLIB_USE_BLAS): solver cutting_plane
   python3 python3-matplotlib python3-numpy python3-pandas poppler-utils chromium
   clang libclang-rt-dev
   slurm-wlm munge  # scripts/local-slurm.sh: a single-node Slurm for the cluster tests

@@ -1,0 +1,219 @@
+// Structural SVM training by the 1-slack cutting-plane method:
+//   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>]
+// Algorithm 4 (1-slack formulation, margin rescaling, solved in the dual) of Joachims, Finley,
+// Yu, "Cutting-plane training of structural SVMs", Machine Learning 77, 2009 -- the algorithm of
+// SVM-struct and dlib's structural SVM trainers -- in the lambda scaling above (their C = 1/(lambda n)
+// per-example slack weight), with pystruct's inference cache as an option.
+// Works with any "structured" oracle (dualgap/oracles/structured.hpp).
+//
+// One recorder pass = one exact pass (n exact oracle calls) and its QP, followed (cache > 0) by
+// the iterations whose plane came from the cache. Planes, the QP and the certificate: planes.hpp;
+// the cache: inference_cache.hpp; README.md.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/plugin.hpp"
+#include "inference_cache.hpp"
+#include "planes.hpp"
+
+namespace {
+
+using namespace dualgap_cutting_plane;
+using dualgap::Action;
+using dualgap::Iterate;
+using dualgap::Labeling;
+using dualgap::SsvmDualPoint;
+
+struct Options {
+  double epsilon = 1e-5;        ///< stop when the exact plane is violated by at most epsilon
+  double qp_epsilon = 0;        ///< final QP duality gap (0: epsilon / 10)
+  int qp_max_iter = 100000;     ///< SMO iteration limit per QP
+  int cache = 0;                ///< labelings kept per example (0: no inference cache)
+  int inactive_window = 50;     ///< drop planes with weight 0 after this many QPs (0: never)
+
+  explicit Options(const dualgap::Params& p)
+      : epsilon(p.get<double>("epsilon")),
+        qp_epsilon(p.get<double>("qp_epsilon")),
+        qp_max_iter(p.get<int>("qp_max_iter")),
+        cache(p.get<int>("cache")),
+        inactive_window(p.get<int>("inactive_window")) {
+    if (!(epsilon > 0)) throw dualgap::ParamError("cutting_plane: need epsilon > 0");
+    if (qp_epsilon < 0) throw dualgap::ParamError("cutting_plane: need qp_epsilon >= 0");
+    if (qp_max_iter < 1) throw dualgap::ParamError("cutting_plane: need qp_max_iter >= 1");
+    if (cache < 0 || inactive_window < 0) throw dualgap::ParamError("cutting_plane: need cache >= 0, inactive_window >= 0");
+  }
+  double qp_eps() const { return qp_epsilon > 0 ? qp_epsilon : epsilon / 10; }
+};
+
+class CuttingPlane final : public dualgap::Solver {
+ public:
+  explicit CuttingPlane(const dualgap::Params& p) : opt_(p) {}
+
+  std::vector<std::string> accepts() const override { return {"structured"}; }
+
+  void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
+    auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
+    if (!oracle) throw std::runtime_error("cutting_plane: needs an oracle with the 'structured' interface");
+    if (!pb.data) throw std::runtime_error("cutting_plane: no data");
+    if (!(pb.lambda > 0)) throw std::runtime_error("cutting_plane: problem.lambda must be > 0");
+    const dualgap::Examples& ex = pb.data->train;
+    const std::size_t n = ex.num_examples();
+    if (n == 0) throw std::runtime_error("cutting_plane: no training examples");
+    auto& rec = *ctx.recorder;
+    const auto dim = static_cast<Eigen::Index>(oracle->dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes));
+    const double inv_n = 1.0 / static_cast<double>(n);
+
+    std::vector<double> truth_constant(n);
+    for (std::size_t i = 0; i < n; ++i) truth_constant[i] = oracle->constant(ex, i, truth(ex, i));
+
+    PlaneSet planes(dim, pb.lambda);
+    InferenceCache cache(n, static_cast<std::size_t>(opt_.cache));
+    Labeling lab;
+    std::vector<double> scores;
+    Vector a(dim);
+    double b = 0;
+
+    // Adds labeling y of example i (value v = offset + <w, phi(x_i,y) - phi(x_i,y_i)> at w) to the
+    // plane (a, b); the ground truth (value 0) stands in for a labeling of value <= 0.
+    auto add_to_plane = [&](std::size_t i, const int* y, double offset, double v) {
+      if (!(v > 0)) return;
+      oracle->add_joint_features(ex, i, y, inv_n, a);
+      oracle->add_joint_features(ex, i, truth(ex, i), -inv_n, a);
+      b += offset * inv_n;
+    };
+    // Algorithm 4, line 5: ybar_i = argmax_y Delta(y_i,y) + <w, phi(x_i,y)> for every example
+    // (n exact oracle calls); the answers make the most violated plane at w, whose value is
+    // (1/n) sum_i H_i(w). Each answer other than y_i enters the example's cache.
+    auto exact_plane = [&]() {
+      a.setZero();
+      b = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        oracle->max_oracle(ex, i, planes.w(), lab, scores);
+        const int* yi = truth(ex, i);
+        const double offset = lab.loss + lab.constant - truth_constant[i];
+        add_to_plane(i, lab.labels.data(), offset, value(*oracle, ex, i, lab.labels.data(), yi, offset, scores, planes.w()));
+        if (!std::equal(lab.labels.begin(), lab.labels.end(), yi)) cache.add(i, lab.labels.data(), lab.labels.size(), offset);
+      }
+    };
+    // The same plane with each example's best cached labeling instead of the oracle's answer:
+    // one approximate (cached) oracle call per example, counted and timed by the core.
+    auto cached_plane = [&]() {
+      a.setZero();
+      b = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const InferenceCache::Entry* best = nullptr;
+        double best_v = 0;
+        {
+          dualgap::Oracle::CallScope scope(*oracle, dualgap::CallKind::approximate);
+          dualgap::StructuredOracle::unary_scores(ex, i, planes.w(), scores);
+          for (const auto& e : cache.of(i)) {
+            const double v = value(*oracle, ex, i, e.labels.data(), truth(ex, i), e.offset, scores, planes.w());
+            if (v > best_v) best_v = v, best = &e;
+          }
+        }
+        if (best) add_to_plane(i, best->labels.data(), best->offset, best_v);
+      }
+    };
+
+    double last_violation = std::nan("");
+    std::int64_t cached_iterations = 0;
+    auto eval = [&](Iterate& it) {
+      it.w = &planes.w();
+      it.ssvm_dual = SsvmDualPoint{nullptr, planes.l_alpha()};
+      it.set("planes", static_cast<double>(planes.size() - 1));
+      it.set("qp_gap", planes.qp_gap());
+      it.set("qp_iterations", static_cast<double>(planes.last_qp_iterations()));
+      it.set("violation", last_violation);
+      if (cache.enabled()) {
+        it.set("cached_iterations", static_cast<double>(cached_iterations));
+        it.set("cache_size", cache.mean_size());
+      }
+    };
+    // QP accuracy: a tenth of the certified gap at the last exact pass, at least qp_epsilon (as
+    // dlib's oca does): early QPs need not be solved to the final accuracy.
+    double qp_tol = opt_.qp_eps();
+    // Algorithm 4, lines 4 and 6-7: the new plane (violated by `violation` at w) enters the
+    // working set, the QP is re-solved. Its tolerance stays below half the violation: the QP gap
+    // at the warm start is at least the violation, so SMO moves weight onto the new plane and D
+    // increases (a looser tolerance could leave it at weight 0, dropped and re-added forever).
+    auto add_and_solve = [&](double violation) {
+      planes.add(a, b);
+      planes.solve(std::min(qp_tol, 0.5 * violation), static_cast<unsigned long>(opt_.qp_max_iter));
+      planes.drop_inactive(opt_.inactive_window);
+    };
+    bool final_accuracy = false;
+
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    for (int pass = 1;; ++pass) {
+      exact_plane();
+      // Algorithm 4, line 8: stop when the most violated plane exceeds xi by at most epsilon and
+      // the QP is solved to qp_epsilon; then P(w) - D(alpha) = violation + QP gap <= epsilon + qp_epsilon.
+      last_violation = planes.value(a, b) - planes.xi();
+      const double qp_gap = planes.qp_gap();
+      // (A QP already solved at the final accuracy is accepted as it is: SMO may stop at its
+      // iteration limit or at rounding level above a very small qp_epsilon.)
+      if (last_violation <= opt_.epsilon && (qp_gap <= opt_.qp_eps() || qp_tol <= opt_.qp_eps())) {
+        rec.checkpoint(pass, eval);
+        return;
+      }
+      if (last_violation <= opt_.epsilon) {
+        // Only the QP is not accurate enough: finish it at the final accuracy, check again.
+        final_accuracy = true;
+        qp_tol = opt_.qp_eps();
+        planes.solve(qp_tol, static_cast<unsigned long>(opt_.qp_max_iter));
+      } else {
+        if (!final_accuracy) qp_tol = std::max(opt_.qp_eps(), 0.1 * (last_violation + qp_gap));
+        add_and_solve(last_violation);
+      }
+      // Inference cache: iterate on cached planes while they are violated by more than epsilon
+      // (the rule of pystruct's OneSlackSSVM with its default cache_tol); back to the exact oracle otherwise.
+      if (cache.enabled())
+        while (!rec.out_of_budget(pass)) {
+          cached_plane();
+          const double violation = planes.value(a, b) - planes.xi();
+          if (violation <= opt_.epsilon) break;
+          add_and_solve(violation);
+          ++cached_iterations;
+        }
+      if (rec.due(pass) && rec.checkpoint(pass, eval) == Action::stop) return;
+    }
+  }
+
+ private:
+  static const int* truth(const dualgap::Examples& ex, std::size_t i) { return ex.y.data() + ex.unit_begin(i); }
+  /// offset + <w, phi(x_i,y) - phi(x_i,y_i)> from the unary score table of w.
+  static double value(const dualgap::StructuredOracle& oracle, const dualgap::Examples& ex, std::size_t i,
+                      const int* y, const int* yi, double offset, const std::vector<double>& scores, const Vector& w) {
+    return offset + oracle.joint_score(ex, i, y, scores.data(), w) - oracle.joint_score(ex, i, yi, scores.data(), w);
+  }
+
+  Options opt_;
+};
+
+dualgap::PluginDescription describe() {
+  using namespace dualgap;
+  return describe_plugin<CuttingPlane>(
+      Kind::solver, "cutting_plane", "1.0.0",
+      "Structural SVM by the 1-slack cutting-plane method with an optional inference cache "
+      "(Joachims, Finley, Yu, Machine Learning 2009, Algorithm 4); certified dual from the QP over the planes",
+      {real_param("epsilon", 1e-5,
+                   "stop when the exact oracle's plane is violated by at most epsilon at w (the run's own "
+                   "stop rule; it certifies primal - dual <= epsilon + the QP tolerance); also the violation a "
+                   "cached plane needs to be used",
+                   0.0),
+       real_param("qp_epsilon", 0.0,
+                  "duality gap of the final QPs over the planes (dlib's SMO; earlier QPs: a tenth of the gap at the last exact pass, see README); 0: epsilon / 10", 0.0),
+       int_param("qp_max_iter", 100000, "SMO iteration limit per QP (alpha stays feasible when reached)", 1.0),
+       int_param("cache", 0,
+                 "inference cache: labelings kept per example (the last distinct answers of the exact oracle); "
+                 "0 = none. With a cache, planes are first built from cached labelings (approximate oracle "
+                 "calls) and the exact oracle is called only when that plane is not violated by more than epsilon",
+                 0.0),
+       int_param("inactive_window", 50, "drop a plane whose QP weight has been 0 for this many QPs (0: keep all)", 0.0)});
+}
+
+}  // namespace
+DUALGAP_PLUGIN(describe)
