@@ -1,5 +1,7 @@
 #include "dualgap/plugin.hpp"
 
+#include <stdexcept>
+
 namespace dualgap {
 
 PluginObject::~PluginObject() = default;
@@ -7,6 +9,9 @@ DatasetPlugin::~DatasetPlugin() = default;
 FeatureGenerator::~FeatureGenerator() = default;
 Solver::~Solver() = default;
 Recorder::~Recorder() = default;
+void Recorder::begin_restart(const std::string& budget, double) {
+  throw std::logic_error("this recorder has no sampling mode (restart with budget '" + budget + "')");
+}
 
 const char* to_string(Kind k) {
   switch (k) {

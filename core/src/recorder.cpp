@@ -84,6 +84,39 @@ bool RunRecorder::out_of_budget(double passes) const {
   return false;
 }
 
+void RunRecorder::begin_restart(const std::string& budget, double value) {
+  if (!std::isfinite(value)) throw std::logic_error("sampling mode: budget " + budget + " is not finite");
+  if (!sampling_) {
+    if (!passes_.empty())
+      throw std::logic_error("sampling mode: begin_restart after ordinary checkpoints; a run is sampled or not");
+    sampling_ = true;
+    budget_name_ = budget;
+  } else if (budget != budget_name_) {
+    throw std::logic_error("sampling mode: budget '" + budget + "' after budget '" + budget_name_ + "'");
+  }
+  if (restart_open_) throw std::logic_error("sampling mode: begin_restart twice without a checkpoint");
+  if (!budget_.empty()) {
+    const double last = budget_.back();
+    const bool tolerance = budget == "eps";
+    if (tolerance ? value > last : value < last)
+      throw std::logic_error("sampling mode: budget " + budget + " = " + std::to_string(value) + " after " +
+                             std::to_string(last) + " (budgets may not decrease in effort)");
+  }
+  restart_open_ = true;
+  pending_budget_ = value;
+  restart_time_base_ = solver_time_s();
+  if (counters_) restart_base_ = *counters_;
+}
+
+json RunRecorder::sampling_json() const {
+  if (!sampling_) return nullptr;
+  return {{"budget", budget_name_},
+          {"values", budget_},
+          {"restarts", budget_.size()},
+          {"note", "each row is a fresh run of the library with that budget: its time, passes and counters are that "
+                   "run's own, not cumulative"}};
+}
+
 bool RunRecorder::due(double passes) const {
   if (passes + 1e-12 >= next_due_) return true;
   if (schedule_.every_time_s > 0 && solver_time_s() >= next_due_time_s_) return true;
@@ -99,15 +132,26 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
     fill(it);
     if (on_iterate) on_iterate(it, passes_.size(), passes);
   };
+  if (sampling_ && !restart_open_) {
+    eval_time_s_ += std::chrono::duration<double>(Clock::now() - eval_start).count();
+    throw std::logic_error("sampling mode: a checkpoint without begin_restart");
+  }
+  // In sampling mode a row counts from its restart (restart_base_, restart_time_base_).
+  const OracleCounters base = sampling_ ? restart_base_ : OracleCounters{};
   score_checkpoint(*objective_, counters_, fill_and_keep, m);
 
   const double t = accumulated_s_;
   passes_.push_back(passes);
-  oracle_calls_.push_back(counters_ ? static_cast<double>(counters_->exact_calls) : 0.0);
-  approx_calls_.push_back(counters_ ? static_cast<double>(counters_->approx_calls) : 0.0);
-  eval_calls_.push_back(counters_ ? static_cast<double>(counters_->eval_calls) : 0.0);
-  time_.push_back(t);
-  oracle_time_.push_back(counters_ ? counters_->oracle_time_s : 0.0);
+  oracle_calls_.push_back(counters_ ? static_cast<double>(counters_->exact_calls - base.exact_calls) : 0.0);
+  approx_calls_.push_back(counters_ ? static_cast<double>(counters_->approx_calls - base.approx_calls) : 0.0);
+  eval_calls_.push_back(counters_ ? static_cast<double>(counters_->eval_calls - base.eval_calls) : 0.0);
+  time_.push_back(sampling_ ? t - restart_time_base_ : t);
+  oracle_time_.push_back(counters_ ? counters_->oracle_time_s - base.oracle_time_s : 0.0);
+  if (sampling_) {
+    budget_.push_back(pending_budget_);
+    sampled_passes_ += passes;
+    restart_open_ = false;
+  }
   primal_.push_back(m.primal);
   dual_.push_back(m.dual);
   std::optional<double> gap;
@@ -162,7 +206,7 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
     status_ = RunStatus::done;
     message_ = "reached the target relative gap";
     action = Action::stop;
-  } else if (out_of_budget(passes)) {
+  } else if (out_of_budget(sampling_ ? sampled_passes_ : passes)) {
     status_ = RunStatus::budget;
     message_ = "budget exhausted";
     action = Action::stop;
@@ -197,6 +241,7 @@ json RunRecorder::curve_json() const {
   c["gap"] = opt(gap_, n);
   c["train_error"] = opt(train_error_, n);
   c["test_error"] = opt(test_error_, n);
+  if (sampling_) c["budget"] = plain(budget_);
   for (auto& name : extra_names_) c[name] = opt(extra_.at(name), n);
   return c;
 }
@@ -209,6 +254,7 @@ json RunRecorder::row_json(std::size_t i) const {
             {"primal", opt_json(primal_[i])},    {"dual", opt_json(dual_[i])},
             {"gap", opt_json(gap_[i])},          {"train_error", opt_json(train_error_[i])},
             {"test_error", opt_json(test_error_[i])}};
+  if (sampling_) r["budget"] = fin(budget_[i]);
   for (auto& name : extra_names_) {
     const auto& col = extra_.at(name);
     r[name] = i < col.size() ? opt_json(col[i]) : json(nullptr);
@@ -227,7 +273,7 @@ json RunRecorder::summary_json() const {
   s["oracle_calls"] = counters_ ? json(counters_->exact_calls) : json(nullptr);
   s["approx_oracle_calls"] = counters_ ? json(counters_->approx_calls) : json(nullptr);
   s["eval_oracle_calls"] = counters_ ? json(counters_->eval_calls) : json(nullptr);
-  s["time"] = solver_time_s();
+  s["time"] = solver_time_s();  // in sampling mode: the sum over the restarts
   s["oracle_time"] = counters_ ? json(counters_->oracle_time_s) : json(nullptr);
   s["eval_time"] = eval_time_s_;
   s["primal"] = last(primal_);

@@ -51,6 +51,10 @@ class DUALGAP_API RunRecorder final : public Recorder {
   Action checkpoint(double passes, const std::function<void(Iterate&)>& fill) override;
   bool out_of_budget(double passes) const override;
   double solver_time_s() const override;
+  void begin_restart(const std::string& budget, double value) override;
+
+  /// run.json's `sampling` ({budget, values, restarts}) in sampling mode; null otherwise.
+  json sampling_json() const;
 
   /// Called after each recorded row, with the clock paused (e.g. to save a partial run.json).
   std::function<void()> on_row;
@@ -90,6 +94,16 @@ class DUALGAP_API RunRecorder final : public Recorder {
   RunStatus status_ = RunStatus::running;
   std::string message_;
   bool approximate_ = false;
+
+  // sampling mode (begin_restart): where the current restart's clock and counters start
+  bool sampling_ = false;
+  bool restart_open_ = false;
+  std::string budget_name_;
+  double restart_time_base_ = 0;
+  OracleCounters restart_base_{};
+  double sampled_passes_ = 0;  ///< sum of the restarts' passes (what max_passes counts)
+  double pending_budget_ = 0;
+  std::vector<double> budget_;
 
   // columns
   std::vector<double> passes_, oracle_calls_, approx_calls_, time_, oracle_time_, eval_calls_;

@@ -150,6 +150,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     json j = out;
     j["status"] = status;
     j["approximate"] = rec.approximate();
+    if (json sm = rec.sampling_json(); !sm.is_null()) j["sampling"] = sm;
     j["curve"] = rec.curve_json();
     json s = rec.summary_json();
     s["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
@@ -176,6 +177,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     if (!partial) return;
     json row = rec.row_json(rec.rows() - 1);
     row["approximate"] = rec.approximate();
+    if (json sm = rec.sampling_json(); !sm.is_null()) row["sampling"] = sm;
     row["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
     std::fputs((row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
     std::fflush(partial.get());
@@ -281,7 +283,7 @@ void salvage(const RunSpec& run, const Child& c, const std::string& status, cons
   std::vector<std::string> names;
   for (auto& r : rows)
     for (auto& [k, v] : r.items())
-      if (k != "approximate" && k != "wall_time" && !curve.contains(k)) {
+      if (k != "approximate" && k != "wall_time" && k != "sampling" && !curve.contains(k)) {
         curve[k] = json::array();
         names.push_back(k);
       }
@@ -291,6 +293,7 @@ void salvage(const RunSpec& run, const Child& c, const std::string& status, cons
   if (!rows.empty()) {
     for (auto& k : names) summary[k] = rows.back().value(k, json(nullptr));
     j["approximate"] = rows.back().value("approximate", false);
+    if (rows.back().contains("sampling")) j["sampling"] = rows.back()["sampling"];
   }
   summary["rows"] = rows.size();
   summary["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - c.started).count();

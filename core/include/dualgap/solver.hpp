@@ -6,7 +6,8 @@
 // certificate. The recorder pauses the solver clock around the closure, lets the core's objective
 // of the run compute primal, dual, gap and errors from the iterate, stores the row, checks the
 // stop criteria and answers proceed or stop. Between checkpoints a solver may ask
-// out_of_budget() (cheap).
+// out_of_budget() (cheap). A library without a callback is run in sampling mode instead
+// (dualgap/sampling.hpp: one fresh run per budget, each run's final model one checkpoint).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,14 @@ class DUALGAP_API Recorder {
   /// Solver time so far in seconds, evaluation excluded (for algorithmic rules only, such as
   /// MP-BCFW's dual-increase-per-second rule).
   virtual double solver_time_s() const = 0;
+  /// Sampling mode (dualgap/sampling.hpp, plugin API 3): the next checkpoint is the final model
+  /// of a fresh run of a library with `budget` (e.g. "eps", "max_iter") set to `value`. That
+  /// row's time and counters count from this call (one restart's own cost, not cumulative) and
+  /// its `budget` column holds `value`. Once called, every checkpoint of the run must follow a
+  /// call; budgets may not decrease in effort (a tolerance may not grow, an iteration cap may
+  /// not shrink): a violation throws std::logic_error. The default throws: a recorder without
+  /// sampling support.
+  virtual void begin_restart(const std::string& budget, double value);
 };
 
 /// What a solver is asked to minimize.
@@ -54,7 +63,8 @@ struct Problem {
 /// Which objective a solver minimizes, when the oracle does not say it alone. The core scores
 /// every run of one objective with the same code and compares runs only within one objective.
 ///   family "ssvm"               structured oracles (the default for them)
-///          "sparse_multiclass"  block_loss oracles (the default for them; loss = the oracle's)
+///          "sparse_multiclass"  block_loss oracles (the default for them; loss = the oracle's;
+///                               params {penalty: "l1/l2" (default, group) or "l1" (elementwise)})
 ///          "boosting"           "exp": ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y - F_{y_i}) (params {C});
 ///                               "exp_hamming" (AdaBoost.MH, params {weights}); "exp_pairwise" (AdaBoost.ECC)
 ///          "least_squares"      loss "square" or "logistic" on the model's scores (params {ridge})

@@ -41,6 +41,9 @@ std::vector<double> resample_step(const std::vector<double>& x, const std::vecto
   for (std::size_t k = 0; k < std::min(x.size(), y.size()); ++k)
     if (std::isfinite(x[k]) && std::isfinite(y[k])) valid.push_back(k);
   if (valid.empty()) return out;
+  // A run's x only grows, except in sampling mode, where each checkpoint is a restart with its
+  // own time and passes: there the value at g is that of the restart with the largest x <= g.
+  std::stable_sort(valid.begin(), valid.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
   const double x_begin = x[valid.front()], x_end = x[valid.back()];
   std::size_t j = 0;  // valid[j] is the next checkpoint not yet passed
   for (std::size_t i = 0; i < grid.size(); ++i) {

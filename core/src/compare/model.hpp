@@ -48,6 +48,8 @@ struct Run {
   double best_upper = kNaN;  ///< lowest primal over the runs sharing bound_key
   double best_lower = kNaN;  ///< highest certified dual over the runs sharing bound_key
   bool approximate = false;
+  /// run.json `sampling` (a library solver run once per budget, dualgap/sampling.hpp); null otherwise.
+  nlohmann::json sampling;
   nlohmann::json problem_config;  ///< data/features/oracle/problem sections and the experiment file, for labels
   std::map<std::string, std::vector<double>> curve;
   std::map<std::string, double> summary;

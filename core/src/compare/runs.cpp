@@ -274,6 +274,7 @@ Run parse_run(const json& doc, const std::string& path) {
   run.problem_key = run.data_key + objective_suffix;
   run.bound_key += objective_suffix;
   run.approximate = doc.value("approximate", false);
+  if (auto sm = doc.find("sampling"); sm != doc.end() && sm->is_object()) run.sampling = *sm;
   if (config.is_object())
     for (const char* k : {"data", "features", "oracle", "problem", "file"})
       if (config.contains(k)) run.problem_config[k] = config[k];
@@ -489,6 +490,22 @@ void group_runs(RunSet& set, const std::string& order) {
     if (auto note = reference_notes.find(first.bound_key); note != reference_notes.end())
       p.note = "Suboptimality is measured against " + note->second + " (no certified dual).";
     p.label = problem_label(first, problems_per_experiment[first.experiment] > 1);
+    // Sampling mode: such a series is a sequence of restarts, not one run's trajectory.
+    std::vector<std::string> sampled;
+    std::string budget;
+    for (std::size_t r : p.runs)
+      if (const Run& run = set.runs[r]; run.sampling.is_object()) {
+        if (std::find(sampled.begin(), sampled.end(), run.solver) == sampled.end()) sampled.push_back(run.solver);
+        budget = run.sampling.value("budget", std::string("budget"));
+      }
+    if (!sampled.empty()) {
+      std::string names;
+      for (const auto& s : sampled) names += (names.empty() ? "" : ", ") + s;
+      p.note += std::string(p.note.empty() ? "" : " ") +
+                fmt::format("{} {} a sequence of restarts (sampling mode): each point is a fresh run of the library "
+                            "with a larger budget ({}), at that run's own time and counters, not one trajectory.",
+                            names, sampled.size() > 1 ? "are" : "is", budget);
+    }
   }
   // Problems on the same data with different objectives: say why they are apart.
   std::map<std::string, std::vector<std::size_t>> by_data;

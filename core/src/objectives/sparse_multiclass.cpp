@@ -2,6 +2,10 @@
 //
 //   F(W) = L(W) + lambda sum_j ||W_j:||_2,   L(W) = (1/n) sum_i l(W^T x_i, y_i)
 //
+// or, with ObjectiveSpec params {"penalty": "l1"} (LIBLINEAR's L1-regularized one-vs-rest
+// solvers, plugins/solver/liblinear), the elementwise penalty lambda sum_{j,r} |W_jr|; its dual
+// point is the same with ||G_j:||_2 replaced by max_r |G_jr| (the dual norm of the l1 norm).
+//
 // W is d x K; l is the oracle's loss (multiclass or multitask squared hinge, multiclass
 // logistic), Blondel, Seki and Uematsu, Machine Learning 2013, eq. (2).
 //
@@ -99,11 +103,12 @@ double best_scaled_dual(const BlockLossOracle& oracle, double theta_max) {
 
 class SparseMulticlassObjective final : public Objective {
  public:
-  SparseMulticlassObjective(const Problem& pb, BlockLossOracle& oracle)
-      : data_(*pb.data), oracle_(oracle), lambda_(pb.lambda) {}
+  SparseMulticlassObjective(const Problem& pb, BlockLossOracle& oracle, bool l1)
+      : data_(*pb.data), oracle_(oracle), lambda_(pb.lambda), l1_(l1) {}
 
   json describe() const override {
-    return {{"family", "sparse_multiclass"}, {"loss", oracle_.loss_name()}, {"penalty", "l1/l2"}, {"lambda", lambda_}};
+    return {{"family", "sparse_multiclass"}, {"loss", oracle_.loss_name()}, {"penalty", l1_ ? "l1" : "l1/l2"},
+            {"lambda", lambda_}};
   }
   const char* model_kind() const override { return "W"; }
 
@@ -121,15 +126,25 @@ class SparseMulticlassObjective final : public Objective {
     double max_grad_norm = 0, max_violation = 0, penalty = 0;
     Eigen::Index nnz = 0;
     for (Eigen::Index j = 0; j < W.rows(); ++j) {
-      const double gn = row_norm(G_.data() + j * K, K);
-      const double wn = row_norm(W.data() + j * K, K);
-      max_grad_norm = std::max(max_grad_norm, gn);
-      max_violation = std::max(max_violation, violation(gn, wn, lambda_));
-      penalty += wn;
+      if (l1_) {  // every entry is its own block
+        for (int r = 0; r < K; ++r) {
+          const double gn = std::abs(G_(j, r)), wn = std::abs(W(j, r));
+          max_grad_norm = std::max(max_grad_norm, gn);
+          max_violation = std::max(max_violation, violation(gn, wn, lambda_));
+          penalty += wn;
+        }
+      } else {
+        const double gn = row_norm(G_.data() + j * K, K);
+        const double wn = row_norm(W.data() + j * K, K);
+        max_grad_norm = std::max(max_grad_norm, gn);
+        max_violation = std::max(max_violation, violation(gn, wn, lambda_));
+        penalty += wn;
+      }
       nnz += std::any_of(W.data() + j * K, W.data() + (j + 1) * K, [](double v) { return v != 0; });
     }
     out.primal = loss + lambda_ * penalty;
-    // Dual point theta * grad_S L(S), feasible when theta * ||G_j:|| <= lambda for every j.
+    // Dual point theta * grad_S L(S), feasible when theta * ||G_j:|| <= lambda for every j
+    // (theta * |G_jr| <= lambda for every entry with the l1 penalty).
     const double theta_max = max_grad_norm > lambda_ ? lambda_ / max_grad_norm : 1.0;
     if (lambda_ > 0) out.dual = best_scaled_dual(oracle_, theta_max);
     out.train_error = oracle_.train_error();
@@ -145,6 +160,7 @@ class SparseMulticlassObjective final : public Objective {
   const Data& data_;
   BlockLossOracle& oracle_;
   double lambda_;
+  bool l1_;
   DenseMatrix G_;
 };
 
@@ -157,7 +173,10 @@ std::unique_ptr<Objective> make_sparse_multiclass_objective(const Problem& pb, c
   if (!spec.loss.empty() && spec.loss != oracle->loss_name())
     throw std::runtime_error("the solver asked for loss '" + spec.loss + "' but the oracle implements '" +
                              oracle->loss_name() + "'");
-  return std::make_unique<SparseMulticlassObjective>(pb, *oracle);
+  const std::string penalty = spec.params.is_object() ? spec.params.value("penalty", std::string("l1/l2")) : "l1/l2";
+  if (penalty != "l1/l2" && penalty != "l1")
+    throw std::runtime_error("the sparse_multiclass objective has penalty 'l1/l2' or 'l1', not '" + penalty + "'");
+  return std::make_unique<SparseMulticlassObjective>(pb, *oracle, penalty == "l1");
 }
 
 }  // namespace dualgap

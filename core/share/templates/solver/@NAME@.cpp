@@ -21,6 +21,9 @@
 //     solver clock paused and the oracle calls made meanwhile counted as evaluation.
 //   One "pass" is n oracle calls (one per training example); say so in the README if not.
 //   Randomness comes from ctx.seed only (reproducible runs, common random numbers).
+//   Wrapping a library that has no callback (it trains to a tolerance and returns)? Run it in
+//   sampling mode instead: dualgap::run_sampled (dualgap/sampling.hpp) restarts it with a
+//   growing budget and records each final model (plugins/solver/liblinear is an example).
 #include <cmath>
 #include <random>
 #include <vector>
