@@ -1,5 +1,5 @@
 // A plugin built against plugin API 1 (solvers reported their own primal and dual): the loader
-// of API 2 must refuse it, naming both versions.
+// of a later API must refuse it, naming both versions.
 #include <boost/dll/alias.hpp>
 
 #include "dualgap/plugin.hpp"
