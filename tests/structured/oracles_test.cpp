@@ -2,6 +2,7 @@
 // instances, loss-augmented and plain; ties are compared by value, not by labeling.
 #include <doctest/doctest.h>
 
+#include "oracles/unary_kernels.hpp"
 #include "structured_support.hpp"
 #include "test_support.hpp"
 

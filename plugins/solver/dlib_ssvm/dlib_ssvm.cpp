@@ -30,10 +30,12 @@ struct Options {
   double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
   int restarts = 10;        ///< number of restarts (budgets)
   int threads = 1;          ///< dlib's threads for the separation oracle (set_num_threads)
-  Options() = default;
-  explicit Options(const dualgap::Params& p)
-      : eps_first(p.get<double>("eps_first")), eps_factor(p.get<double>("eps_factor")),
-        restarts(p.get<int>("restarts")), threads(p.get<int>("threads")) {}
+  static void bind(dualgap::Binder<Options>& b) {
+    b.field(&Options::eps_first, "eps_first", "dlib's risk-gap tolerance of the first restart (units of P)").min(1e-12);
+    b.field(&Options::eps_factor, "eps_factor", "each restart's tolerance is this times the previous one").range(1e-6, 1.0);
+    b.field(&Options::restarts, "restarts", "number of restarts (points of the curve)").range(1, 200);
+    b.field(&Options::threads, "threads", "dlib's threads for the separation oracle").range(1, 256);
+  }
 };
 
 /// The Potts weight of a graph_cut-like oracle, read off its constant score c(y) = -beta #cut(y)
@@ -78,9 +80,8 @@ std::vector<double> node_losses(const dualgap::StructuredOracle& oracle, const E
 
 class DlibSsvm final : public dualgap::Solver {
  public:
-  explicit DlibSsvm(const dualgap::Params& p) : opt_(p) {}
-
-  std::vector<std::string> accepts() const override { return {"structured"}; }
+  using Options = ::Options;
+  explicit DlibSsvm(const Options& o) : opt_(o) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
@@ -130,16 +131,11 @@ class DlibSsvm final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  const Options o;
-  return dualgap::describe_plugin<DlibSsvm>(
-      dualgap::Kind::solver, "dlib_ssvm", "1.0.0",
+  return dualgap::describe_solver<DlibSsvm>(
+      "dlib_ssvm", "1.0.0",
       "dlib's structural SVM trainers (1-slack cutting plane, oca) in sampling mode: sequence labeling for "
       "chain_viterbi (loss count), graph labeling with the Potts weight pinned for graph_cut",
-      {dualgap::real_param("eps_first", o.eps_first, "dlib's risk-gap tolerance of the first restart (units of P)", 1e-12),
-       dualgap::real_param("eps_factor", o.eps_factor, "each restart's tolerance is this times the previous one", 1e-6,
-                           1.0),
-       dualgap::int_param("restarts", o.restarts, "number of restarts (points of the curve)", 1, 200),
-       dualgap::int_param("threads", o.threads, "dlib's threads for the separation oracle", 1, 256)});
+      {"structured"});
 }
 
 }  // namespace

@@ -40,10 +40,11 @@ struct Options {
   double eps_first = 1.0;   ///< tolerance of the first restart
   double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
   int restarts = 12;        ///< number of restarts (budgets)
-  Options() = default;
-  explicit Options(const dualgap::Params& p)
-      : eps_first(p.get<double>("eps_first")), eps_factor(p.get<double>("eps_factor")),
-        restarts(p.get<int>("restarts")) {}
+  static void bind(dualgap::Binder<Options>& b) {
+    b.field(&Options::eps_first, "eps_first", "LIBLINEAR's tolerance (-e) of the first restart").min(1e-12);
+    b.field(&Options::eps_factor, "eps_factor", "each restart's tolerance is this times the previous one").range(1e-6, 1.0);
+    b.field(&Options::restarts, "restarts", "number of restarts (points of the curve)").range(1, 200);
+  }
 };
 
 /// A split in LIBLINEAR's format: per row, 1-based (index, value) pairs ending with index -1.
@@ -90,9 +91,8 @@ std::pair<double, int> sum_printed(const std::string& text, const std::string& k
 
 class Liblinear final : public dualgap::Solver {
  public:
-  explicit Liblinear(const dualgap::Params& p) : opt_(p) {}
-
-  std::vector<std::string> accepts() const override { return {"structured", "block_loss"}; }
+  using Options = ::Options;
+  explicit Liblinear(const Options& o) : opt_(o) {}
 
   dualgap::ObjectiveSpec objective(const dualgap::Problem& pb) const override {
     if (dynamic_cast<dualgap::BlockLossOracle*>(pb.oracle))
@@ -204,15 +204,11 @@ class Liblinear final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  const Options o;
-  return dualgap::describe_plugin<Liblinear>(
-      dualgap::Kind::solver, "liblinear", "1.0.0",
+  return dualgap::describe_solver<Liblinear>(
+      "liblinear", "1.0.0",
       "LIBLINEAR (Fan et al., JMLR 2008) in sampling mode: -s 4 Crammer-Singer for the multiclass SSVM, "
       "-s 5 L1-regularized L2-loss SVC for multitask_sq_hinge with the l1 penalty; C = 1/(lambda n)",
-      {dualgap::real_param("eps_first", o.eps_first, "LIBLINEAR's tolerance (-e) of the first restart", 1e-12),
-       dualgap::real_param("eps_factor", o.eps_factor, "each restart's tolerance is this times the previous one", 1e-6,
-                           1.0),
-       dualgap::int_param("restarts", o.restarts, "number of restarts (points of the curve)", 1, 200)});
+      {"structured", "block_loss"});
 }
 
 }  // namespace

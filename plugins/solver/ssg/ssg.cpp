@@ -33,24 +33,21 @@ struct Options {
   Averaging averaging = Averaging::none;
   Sampling sample = Sampling::uniform;
 
-  explicit Options(const dualgap::Params& p) {
-    const auto a = p.get<std::string>("averaging");
-    if (a == "none") averaging = Averaging::none;
-    else if (a == "uniform") averaging = Averaging::uniform;
-    else if (a == "weighted") averaging = Averaging::weighted;
-    else throw dualgap::ParamError("ssg: averaging must be none, uniform or weighted, got '" + a + "'");
-    const auto s = p.get<std::string>("sample");
-    if (s == "uniform") sample = Sampling::uniform;
-    else if (s == "permutation") sample = Sampling::permutation;
-    else throw dualgap::ParamError("ssg: sample must be uniform or permutation, got '" + s + "'");
+  static void bind(dualgap::Binder<Options>& b) {
+    b.choice(&Options::averaging, "averaging",
+             {{"none", Averaging::none}, {"uniform", Averaging::uniform}, {"weighted", Averaging::weighted}},
+             "report the last iterate, the uniform average of the iterates, or their average "
+             "weighted by the step number t (Lacoste-Julien, Schmidt, Bach 2012)");
+    b.choice(&Options::sample, "sample", {{"uniform", Sampling::uniform}, {"permutation", Sampling::permutation}},
+             "examples drawn uniformly with replacement (the methods' analyses), or a fresh random "
+             "permutation every pass");
   }
 };
 
 class Ssg final : public dualgap::Solver {
  public:
-  explicit Ssg(const dualgap::Params& p) : opt_(p) {}
-
-  std::vector<std::string> accepts() const override { return {"structured"}; }
+  using Options = ::Options;
+  explicit Ssg(const Options& o) : opt_(o) {}
 
   void solve(const dualgap::Problem& pb, dualgap::SolverContext& ctx) override {
     auto* oracle = dynamic_cast<dualgap::StructuredOracle*>(pb.oracle);
@@ -108,17 +105,11 @@ class Ssg final : public dualgap::Solver {
 };
 
 dualgap::PluginDescription describe() {
-  using namespace dualgap;
-  return describe_plugin<Ssg>(
-      Kind::solver, "ssg", "1.0.0",
+  return dualgap::describe_solver<Ssg>(
+      "ssg", "1.0.0",
       "Structural SVM by stochastic subgradient descent, step 1/(lambda t) (Ratliff et al. 2007; Pegasos), "
       "with uniform or weighted averaging (Lacoste-Julien, Schmidt, Bach 2012); primal only",
-      {choice_param("averaging", "none", {"none", "uniform", "weighted"},
-                    "report the last iterate, the uniform average of the iterates, or their average "
-                    "weighted by the step number t (Lacoste-Julien, Schmidt, Bach 2012)"),
-       choice_param("sample", "uniform", {"uniform", "permutation"},
-                    "examples drawn uniformly with replacement (the methods' analyses), or a fresh random "
-                    "permutation every pass")});
+      {"structured"});
 }
 
 }  // namespace
