@@ -130,7 +130,11 @@ LocatedJson load_yaml(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
   }
-  out.value = convert(root, path, "", out.where);
+  try {
+    out.value = convert(root, path, "", out.where);
+  } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar (found by fuzz_experiment)
+    throw ConfigError(fmt::format("{}: YAML error: {}", mark_str(path, e.mark), e.msg));
+  }
   return out;
 }
 
@@ -142,7 +146,11 @@ json parse_yaml_value(const std::string& text, const std::string& origin) {
     throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
   }
   std::map<std::string, std::string> where;
-  return convert(n, origin, "", where);
+  try {
+    return convert(n, origin, "", where);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set value '{}': YAML error: {}", text, e.msg));
+  }
 }
 
 std::string set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
