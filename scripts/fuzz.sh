@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) into ./build-fuzz and
-# runs each for SECONDS (default 60) from its committed seed corpus, new inputs going to a
-# temporary folder. A crash stops the script with the input saved as build-fuzz/crash-*: turn
-# it into a case of tests/catalog (a file and a line of cases.tsv), then fix it.
+# Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan, line tables for the
+# reports) into ./build-fuzz and runs each for SECONDS (default 60) from its committed seed
+# corpus, new inputs going to a temporary folder, as many at once as there are cores (nproc).
+# A crash, a sanitizer report, a timeout or an out-of-memory fails the script, with the input
+# saved as build-fuzz/crash-* (or leak-, timeout-, oom-): turn it into a case of tests/catalog
+# (a file and a line of cases.tsv), then fix it. Prints executions and coverage per harness.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck disable=SC2086
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDUALGAP_FUZZ=ON \
-  -DCMAKE_CXX_FLAGS="-g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
+  -DCMAKE_CXX_FLAGS="-gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   ${DUALGAP_CMAKE_ARGS:-} >/dev/null
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
@@ -21,13 +24,39 @@ export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in "${harnesses[@]}"; do
+
+# One harness: -rss_limit_mb because a parser that allocates from a header's sizes must refuse,
+# not allocate; each harness works in its own folder (its temporary input files carry its PID).
+fuzz_one() {
+  local h=$1
   mkdir -p "$work/$h"
-  log="build-fuzz/$h.log"
-  # -rss_limit_mb: a parser that allocates from a header's sizes must refuse, not allocate.
-  (cd build-fuzz && "./$h" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
-     "$work/$h" "../tests/fuzz/corpus/$h" >"$h.log" 2>&1) || { echo "fuzz: $h FAILED (see $log)"; tail -40 "$log"; exit 1; }
+  (cd build-fuzz && "./tests/fuzz/$h" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+     "$work/$h" "../tests/fuzz/corpus/$h" >"$h.log" 2>&1)
+}
+
+report() {
+  local h=$1 log="build-fuzz/$1.log" runs cov
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
-  echo "fuzz: $h ${seconds}s: $runs executions, $cov, corpus $(ls "$work/$h" | wc -l) new inputs"
+  cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+  echo "fuzz: $h ${seconds}s: $runs executions, $cov, $(find "$work/$h" -type f | wc -l) new corpus inputs"
+}
+
+failed=()
+running=()
+finish_oldest() {
+  local h=${running[0]%%:*} pid=${running[0]#*:}
+  running=("${running[@]:1}")
+  if wait "$pid"; then report "$h"; else
+    echo "fuzz: $h FAILED (see build-fuzz/$h.log)"; tail -40 "build-fuzz/$h.log"; failed+=("$h")
+  fi
+}
+for h in "${harnesses[@]}"; do
+  [ ${#running[@]} -lt "$jobs" ] || finish_oldest
+  fuzz_one "$h" &
+  running+=("$h:$!")
 done
+while [ ${#running[@]} -gt 0 ]; do finish_oldest; done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: failed: ${failed[*]}"
+  exit 1
+fi

@@ -130,7 +130,11 @@ LocatedJson load_yaml(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
   }
-  out.value = convert(root, path, "", out.where);
+  try {
+    out.value = convert(root, path, "", out.where);
+  } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar (found by fuzz_experiment)
+    throw ConfigError(fmt::format("{}: YAML error: {}", mark_str(path, e.mark), e.msg));
+  }
   return out;
 }
 
@@ -142,7 +146,11 @@ json parse_yaml_value(const std::string& text, const std::string& origin) {
     throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
   }
   std::map<std::string, std::string> where;
-  return convert(n, origin, "", where);
+  try {
+    return convert(n, origin, "", where);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set value '{}': YAML error: {}", text, e.msg));
+  }
 }
 
 std::string set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
@@ -224,7 +232,7 @@ void check_reference(const LocatedJson& doc, const json& ref, const json& solver
   if (!value && !solver)
     throw ConfigError(fmt::format("{}: problem.reference must be {{value: NUMBER}} (a known optimum) or "
                                   "{{solver: NAME}} (a solver of this experiment), got {}",
-                                  where, ref.dump()));
+                                  where, ref.dump(-1, ' ', false, json::error_handler_t::replace)));
   if (solver) {
     std::vector<std::string> names;
     for (auto& sv : solvers)
@@ -291,7 +299,7 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
   };
   if (!section.is_object())
     throw ConfigError(fmt::format("{}: {} must be a mapping with a 'plugin' key, got {}", doc.locate(pointer), what,
-                                  section.dump()));
+                                  section.dump(-1, ' ', false, json::error_handler_t::replace)));
   if (!section.contains("plugin") || !section["plugin"].is_string())
     throw ConfigError(fmt::format("{}: {} needs 'plugin: NAME' (available {} plugins: {})", doc.locate(pointer), what,
                                   to_string(kind), fmt::join(reg.names(kind), ", ")));
@@ -449,7 +457,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       if (!validation.is_number() || !(validation.get<double>() > 0.0 && validation.get<double>() < 1.0))
         throw ConfigError(fmt::format("{}: data: 'validation' must be a number in (0, 1) (the fraction of the training "
                                       "set held out as the evaluation set), got {}",
-                                      doc.locate("/data/validation"), validation.dump()));
+                                      doc.locate("/data/validation"), validation.dump(-1, ' ', false, json::error_handler_t::replace)));
     }
     json data = validate_plugin_section(doc, data_section, "/data", Kind::dataset, "data", reg);
     if (!validation.is_null()) data["validation"] = validation;
@@ -509,9 +517,9 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
         const auto target = swept_solver(k);
         if (target && *target != sname && *target != std::to_string(s)) continue;
         own_point[k] = v;
-        if (target) label_parts.push_back(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+        if (target) label_parts.push_back(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
       }
-      if (!emitted.insert(sname + "\n" + own_point.dump()).second) continue;
+      if (!emitted.insert(sname + "\n" + own_point.dump(-1, ' ', false, json::error_handler_t::replace)).second) continue;
       const std::string label = label_parts.empty() ? sname : fmt::format("{}[{}]", sname, fmt::join(label_parts, ","));
       for (int r = 0; r < repeats; ++r) {
         RunSpec run;
@@ -529,7 +537,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
                       {"sweep_point", own_point}, {"label", label}, {"sets", opts.sets}};
         std::string id = sanitize(sname);
         for (auto& [k, v] : own_point.items())
-          id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+          id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
         id += "__r" + std::to_string(r);
         run.run_id = id;
         Fnv64 g;

@@ -40,10 +40,10 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
   // parameters take its text, so that users need not quote it.
   json v = v_in;
   if ((p.type == ParamType::string || p.type == ParamType::choice || p.type == ParamType::path) && v.is_number())
-    v = is_integer_value(v) ? std::to_string(static_cast<long long>(v.get<double>())) : v.dump();
+    v = is_integer_value(v) ? std::to_string(static_cast<long long>(v.get<double>())) : v.dump(-1, ' ', false, json::error_handler_t::replace);
   auto fail = [&](const std::string& expected) -> json {
     throw ConfigError(fmt::format("{}{}: parameter '{}' expects {}, got {}", loc(where, p.name),
-                                  what, p.name, expected, v.dump()));
+                                  what, p.name, expected, v.dump(-1, ' ', false, json::error_handler_t::replace)));
   };
   auto check_range = [&](double x) {
     if ((p.min && x < *p.min) || (p.max && x > *p.max)) {
@@ -134,7 +134,7 @@ json apply_schema(const std::vector<ParamSpec>& schema, const json& given, const
                   const Locator& where, const json* vars) {
   if (!given.is_null() && !given.is_object())
     throw ConfigError(fmt::format("{}{}: parameters must be a mapping of key: value, got {}",
-                                  loc(where, ""), what, given.dump()));
+                                  loc(where, ""), what, given.dump(-1, ' ', false, json::error_handler_t::replace)));
   json out = json::object();
   if (given.is_object()) {
     for (auto& [k, v] : given.items()) {

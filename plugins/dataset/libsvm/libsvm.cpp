@@ -117,10 +117,12 @@ Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std:
   const auto nnz = static_cast<Eigen::Index>(f.index.size());
   SparseMatrix S(rows, num_features);
   S.resizeNonZeros(nnz);
-  std::memcpy(S.outerIndexPtr(), f.outer.data(), f.outer.size() * sizeof(int));
+  // std::copy, not memcpy: with no non-zeros (labels without features) the storage is null, and
+  // memcpy from or to null is undefined even for 0 bytes (found by fuzz_libsvm under UBSan).
+  std::copy(f.outer.begin(), f.outer.end(), S.outerIndexPtr());
   int* inner = S.innerIndexPtr();
   for (Eigen::Index k = 0; k < nnz; ++k) inner[k] = static_cast<int>(f.index[static_cast<std::size_t>(k)] - base);
-  std::memcpy(S.valuePtr(), f.value.data(), f.value.size() * sizeof(double));
+  std::copy(f.value.begin(), f.value.end(), S.valuePtr());
   // Release the parse buffers early (sector: ~25 MB).
   f.index = {};
   f.value = {};
