@@ -49,26 +49,13 @@ std::string escape_pointer(const std::string& key) {
 }
 
 std::string expand_vars(const std::string& s, const std::string& loc) {
-  static const std::regex re(R"(\$[\{\(]([A-Za-z_][A-Za-z0-9_]*)[\}\)])");
-  std::string out;
-  auto begin = std::sregex_iterator(s.begin(), s.end(), re);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    out += s.substr(last, it->position() - last);
-    std::string name = (*it)[1];
-    const char* v = std::getenv(name.c_str());
-    if (!v) {
-      std::string hint = name == "DUALGAP_DATA"
-                             ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
-                               "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
-                             : "";
-      throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
-    }
-    out += v;
-    last = it->position() + it->length();
-  }
-  out += s.substr(last);
-  return out;
+  return expand_env_vars(s, [&](const std::string& name) {
+    std::string hint = name == "DUALGAP_DATA"
+                           ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
+                             "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
+                           : "";
+    throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
+  });
 }
 
 json scalar_to_json(const YAML::Node& n, const std::string& loc) {
@@ -530,7 +517,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
           id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
         id += "__r" + std::to_string(r);
         run.run_id = id;
-        Fnv64 g;
+        Hash64 g;
         g.add(common);
         run.group_key = g.hex();
         g.add(seeds["data"].dump());

@@ -1,6 +1,7 @@
 // Shared helpers of the dataset plugins (see dualgap/data_utils.hpp).
 #include "dualgap/data_utils.hpp"
 #include "util.hpp"
+#include "hash.hpp"
 
 #include "datafetch/registry.hpp"
 
@@ -82,33 +83,21 @@ std::string resolve_data_path(const std::string& path_in, const std::string& rol
   const std::string who = role.empty() ? "" : role + " file ";
   const char* env_root = std::getenv("DUALGAP_DATA");
   const std::string root = env_root ? env_root : "";
-  bool used_data_var = false;
-  std::string out;
-  for (std::size_t i = 0; i < path_in.size();) {
-    if (path_in[i] == '$' && i + 1 < path_in.size() && path_in[i + 1] == '{') {
-      auto close = path_in.find('}', i + 2);
-      if (close == std::string::npos) throw DataError(who + "'" + path_in + "': unterminated '${' in path");
-      const std::string var = path_in.substr(i + 2, close - i - 2);
-      const char* val = std::getenv(var.c_str());
-      if (var == "DUALGAP_DATA") used_data_var = true;
-      if (!val || !*val) {
-        std::string msg = who + "'" + path_in + "': the environment variable " + var + " is not set";
-        if (var == "DUALGAP_DATA") {
-          // Name the dataset folder when the path reads ${DUALGAP_DATA}/<folder>/...
-          std::string rest = path_in.substr(close + 1);
-          while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
-          auto slash = rest.find('/');
-          msg += "; set DUALGAP_DATA to the shared data folder (export DUALGAP_DATA=<repo>/shared/data)" +
-                 section_hint(slash == std::string::npos ? "" : rest.substr(0, slash)) + datafetch::fetch_hint(path_in);
-        }
-        throw DataError(msg);
-      }
-      out += val;
-      i = close + 1;
-    } else {
-      out += path_in[i++];
+  bool used_data_var = path_in.find("${DUALGAP_DATA}") != std::string::npos;
+  if (auto open = path_in.find("${"); open != std::string::npos && path_in.find('}', open) == std::string::npos)
+    throw DataError(who + "'" + path_in + "': unterminated '${' in path");
+  const std::string out = expand_env_vars(path_in, [&](const std::string& var) {
+    std::string msg = who + "'" + path_in + "': the environment variable " + var + " is not set";
+    if (var == "DUALGAP_DATA") {
+      // Name the dataset folder when the path reads ${DUALGAP_DATA}/<folder>/...
+      std::string rest = path_in.substr(path_in.find("${DUALGAP_DATA}") + 15);
+      while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+      auto slash = rest.find('/');
+      msg += "; set DUALGAP_DATA to the shared data folder (export DUALGAP_DATA=<repo>/shared/data)" +
+             section_hint(slash == std::string::npos ? "" : rest.substr(0, slash)) + datafetch::fetch_hint(path_in);
     }
-  }
+    throw DataError(msg);
+  });
   std::error_code ec;
   if (fs::is_directory(out, ec)) throw DataError(who + out + ": is a directory, expected a data file");
   if (!fs::exists(out, ec)) {
@@ -176,36 +165,7 @@ std::string decompress(std::string bytes, const std::string& file) {
 
 std::string read_data_file(const std::string& path) { return decompress(read_raw_file(path), path); }
 
-std::uint64_t checksum64(const void* data, std::size_t n, std::uint64_t seed) {
-  // Word-at-a-time multiply-rotate hash with a strong final mix: ~several GB/s, not cryptographic.
-  constexpr std::uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full, k3 = 0x165667B19E3779F9ull;
-  auto rotl = [](std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-  const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t h1 = seed ^ k3, h2 = seed + k1, h3 = ~seed, h4 = seed * k2 + 1;
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    std::uint64_t w[4];
-    std::memcpy(w, p + i, 32);
-    h1 = rotl(h1 ^ (w[0] * k2), 31) * k1;
-    h2 = rotl(h2 ^ (w[1] * k2), 29) * k1;
-    h3 = rotl(h3 ^ (w[2] * k2), 27) * k1;
-    h4 = rotl(h4 ^ (w[3] * k2), 33) * k1;
-  }
-  std::uint64_t h = rotl(h1, 1) + rotl(h2, 7) + rotl(h3, 12) + rotl(h4, 18);
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = rotl(h ^ (w * k2), 31) * k1 + k3;
-  }
-  for (; i < n; ++i) h = rotl(h ^ (p[i] * k3), 11) * k1;
-  h ^= static_cast<std::uint64_t>(n);
-  h ^= h >> 33;
-  h *= k2;
-  h ^= h >> 29;
-  h *= k3;
-  h ^= h >> 32;
-  return h;
-}
+std::uint64_t checksum64(const void* data, std::size_t n, std::uint64_t seed) { return hash64(data, n, seed); }
 
 std::uint64_t file_checksum(const std::string& path) { return checksum64(read_raw_file(path)); }
 
@@ -527,8 +487,7 @@ json DatasetOptions::to_json() const {
 
 namespace {
 std::uint64_t derive_seed(std::uint64_t seed, std::int64_t offset, const char* tag) {
-  SplitMix64 g(seed + static_cast<std::uint64_t>(offset) * 0x9E3779B97F4A7C15ull);
-  return checksum64(std::string_view(tag), g.next());
+  return named_seed(tag, splitmix64(seed + static_cast<std::uint64_t>(offset) * SplitMix64::kGolden));
 }
 std::vector<std::size_t> first_n(std::size_t n, std::int64_t limit) {
   std::vector<std::size_t> v(std::min<std::size_t>(n, static_cast<std::size_t>(limit)));

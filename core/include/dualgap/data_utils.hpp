@@ -28,6 +28,7 @@
 #include "dualgap/api.hpp"
 #include "dualgap/data.hpp"
 #include "dualgap/params.hpp"
+#include "dualgap/random.hpp"
 
 namespace dualgap {
 
@@ -63,7 +64,7 @@ DUALGAP_API std::string decompress(std::string bytes, const std::string& file);
 /// read_raw_file + decompress.
 DUALGAP_API std::string read_data_file(const std::string& path);
 
-/// 64-bit non-cryptographic hash (fast, ~GB/s): used to key the cache.
+/// 64-bit XXH3 of a buffer (libxxhash): keys the cache and checks its payload.
 DUALGAP_API std::uint64_t checksum64(const void* data, std::size_t n, std::uint64_t seed = 0);
 inline std::uint64_t checksum64(std::string_view s, std::uint64_t seed = 0) {
   return checksum64(s.data(), s.size(), seed);
@@ -170,52 +171,6 @@ DUALGAP_API std::vector<std::int64_t> class_counts(const Examples& ex);
 
 // ---------------------------------------------------------------------------------------------
 // Splits, subsampling, scaling
-
-/// Deterministic 64-bit generator (splitmix64): same stream on every platform and library.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n) (n > 0), unbiased (rejection).
-  std::uint64_t below(std::uint64_t n) {
-    const std::uint64_t limit = ~0ull - (~0ull % n);
-    std::uint64_t x;
-    do x = next(); while (x >= limit);
-    return x % n;
-  }
-  /// Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  /// Standard normal (Box-Muller; deterministic across platforms up to libm rounding).
-  double normal() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    double u1;
-    do u1 = uniform(); while (u1 <= 0.0);
-    const double u2 = uniform();
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    spare_ = r * std::sin(6.283185307179586 * u2);
-    has_spare_ = true;
-    return r * std::cos(6.283185307179586 * u2);
-  }
-
- private:
-  std::uint64_t s_;
-  bool has_spare_ = false;
-  double spare_ = 0;
-};
-
-/// Fisher-Yates shuffle with SplitMix64.
-template <class T>
-void shuffle(std::vector<T>& v, SplitMix64& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
-}
 
 /// Splits the examples into (train, test) index lists, each in increasing order.
 /// stratified: the test side holds round(test_fraction * n) examples and each class contributes

@@ -28,8 +28,7 @@ class SyntheticMulticlass final : public DatasetPlugin {
         density_(p.get<double>("density")) {}
 
   Data load(const DatasetContext& ctx) override {
-    SplitMix64 rng(checksum64(std::string_view("synthetic_multiclass"),
-                              ctx.seed + static_cast<std::uint64_t>(opt_.seed_offset) * 0x9E3779B97F4A7C15ull));
+    SplitMix64 rng(named_seed("synthetic_multiclass", ctx.seed + static_cast<std::uint64_t>(opt_.seed_offset) * SplitMix64::kGolden));
     const auto d = static_cast<Eigen::Index>(d_);
     DenseMatrix mu(K_, d);
     for (Eigen::Index k = 0; k < K_; ++k) {
