@@ -12,6 +12,7 @@
 
 #include "datafetch/registry.hpp"
 #include "config_checks.hpp"
+#include "data/options.hpp"
 #include "util.hpp"
 
 namespace dualgap {
@@ -309,9 +310,11 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
     return where(key);
   };
   (void)params_pointer;
-  json params = apply_schema(p->description->params, given, what + " (plugin " + name + ")", where_param, nullptr);
+  // A dataset's section holds its own keys and the core's (data/options.hpp), checked together.
+  const std::vector<ParamSpec> schema = kind == Kind::dataset ? data_schema(p->description->params) : p->description->params;
+  json params = apply_schema(schema, given, what + " (plugin " + name + ")", where_param, nullptr);
   // Files named by path parameters must exist (defaults may use ${DUALGAP_DATA}).
-  for (auto& spec : p->description->params) {
+  for (auto& spec : schema) {
     if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
     std::string value = params[spec.name];
     if (value.empty()) continue;

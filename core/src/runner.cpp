@@ -16,7 +16,7 @@
 #include <iostream>
 #include <thread>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "iterates.hpp"
 #include "prepare.hpp"
 #include "dualgap/objective.hpp"

@@ -1,5 +1,5 @@
 #include "util.hpp"
-#include "dualgap/data_utils.hpp"  // valid_utf8
+#include "dualgap/parse.hpp"  // valid_utf8
 
 #include <fcntl.h>
 #include <sys/resource.h>
