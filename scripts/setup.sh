@@ -5,7 +5,7 @@ packages=(
   build-essential cmake pkg-config git
   libboost-dev libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev libboost-filesystem-dev
   nlohmann-json3-dev libyaml-cpp-dev doctest-dev libeigen3-dev libfmt-dev libxtensor-dev
-  zlib1g-dev libbz2-dev libjpeg-dev libcurl4-openssl-dev libssl-dev
+  zlib1g-dev libbz2-dev libxxhash-dev libjpeg-dev libcurl4-openssl-dev libssl-dev
   liblbfgsb-dev liblinear-tools liblinear-dev libdlib-dev libbenchmark-dev
   libblas-dev  # CBLAS for the dlib headers (DLIB_USE_BLAS): solver cutting_plane
   python3 python3-matplotlib python3-numpy python3-pandas poppler-utils chromium

@@ -12,7 +12,10 @@
 #include <fstream>
 #include <random>
 
-#include "dualgap/data_utils.hpp"
+#include "data/cache.hpp"
+#include "data/options.hpp"
+#include "data/pipeline.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 #include "loader.hpp"
 #include "schema.hpp"
@@ -62,10 +65,9 @@ struct Bench {
 
   Data load(const std::string& plugin, const json& params, const std::string& cache_dir) {
     const LoadedPlugin& p = reg.get(Kind::dataset, plugin);
-    auto ds = create_object<DatasetPlugin>(p, make_params(p.description->params, params));
     DatasetContext ctx;
     ctx.cache_dir = cache_dir;
-    return ds->load(ctx);
+    return load_data(p, make_params(data_schema(p.description->params), params).raw(), ctx);
   }
 
   void run(const std::string& label, const std::string& plugin, const std::string& file, json extra) {

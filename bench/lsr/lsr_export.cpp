@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "data/pipeline.hpp"
 #include "config.hpp"
 #include "loader.hpp"
 #include "schema.hpp"
@@ -55,10 +56,9 @@ int main(int argc, char** argv) {
 
     const auto t0 = std::chrono::steady_clock::now();
     const LoadedPlugin& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
-    auto ds = create_object<DatasetPlugin>(dp, Params(cfg["data"]["params"]));
     DatasetContext dctx;
     dctx.seed = cfg["seeds"]["data"].get<std::uint64_t>();
-    Data data = ds->load(dctx);
+    Data data = load_data(dp, cfg["data"]["params"], dctx);
     const std::uint64_t fseed = cfg["seeds"]["features"].get<std::uint64_t>();
     std::size_t fidx = 0;
     for (auto& f : cfg["features"]) {

@@ -13,6 +13,8 @@
 
 #include "dualgap/dataset.hpp"
 #include "dualgap/oracles/block_loss.hpp"
+#include "data/options.hpp"
+#include "data/pipeline.hpp"
 #include "loader.hpp"
 #include "schema.hpp"
 
@@ -36,8 +38,8 @@ const Data* sector() {
     const auto train = std::filesystem::path(root) / "sector/sector.scale.bz2";
     if (!std::filesystem::exists(train)) return nullptr;
     const auto& p = reg().get(Kind::dataset, "libsvm");
-    auto ds = create_object<DatasetPlugin>(p, make_params(p.description->params, {{"train", train.string()}, {"cache", false}}));
-    return std::make_unique<Data>(ds->load(DatasetContext{}));
+    const json params = make_params(data_schema(p.description->params), {{"train", train.string()}, {"cache", false}}).raw();
+    return std::make_unique<Data>(load_data(p, params, DatasetContext{}));
   }();
   return data.get();
 }

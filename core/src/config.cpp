@@ -12,6 +12,7 @@
 
 #include "datafetch/registry.hpp"
 #include "config_checks.hpp"
+#include "data/options.hpp"
 #include "util.hpp"
 
 namespace dualgap {
@@ -49,26 +50,13 @@ std::string escape_pointer(const std::string& key) {
 }
 
 std::string expand_vars(const std::string& s, const std::string& loc) {
-  static const std::regex re(R"(\$[\{\(]([A-Za-z_][A-Za-z0-9_]*)[\}\)])");
-  std::string out;
-  auto begin = std::sregex_iterator(s.begin(), s.end(), re);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    out += s.substr(last, it->position() - last);
-    std::string name = (*it)[1];
-    const char* v = std::getenv(name.c_str());
-    if (!v) {
-      std::string hint = name == "DUALGAP_DATA"
-                             ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
-                               "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
-                             : "";
-      throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
-    }
-    out += v;
-    last = it->position() + it->length();
-  }
-  out += s.substr(last);
-  return out;
+  return expand_env_vars(s, [&](const std::string& name) {
+    std::string hint = name == "DUALGAP_DATA"
+                           ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
+                             "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
+                           : "";
+    throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
+  });
 }
 
 json scalar_to_json(const YAML::Node& n, const std::string& loc) {
@@ -330,9 +318,11 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
     return where(key);
   };
   (void)params_pointer;
-  json params = apply_schema(p->description->params, given, what + " (plugin " + name + ")", where_param, nullptr);
+  // A dataset's section holds its own keys and the core's (data/options.hpp), checked together.
+  const std::vector<ParamSpec> schema = kind == Kind::dataset ? data_schema(p->description->params) : p->description->params;
+  json params = apply_schema(schema, given, what + " (plugin " + name + ")", where_param, nullptr);
   // Files named by path parameters must exist (defaults may use ${DUALGAP_DATA}).
-  for (auto& spec : p->description->params) {
+  for (auto& spec : schema) {
     if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
     std::string value = params[spec.name];
     if (value.empty()) continue;
@@ -540,7 +530,7 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
           id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
         id += "__r" + std::to_string(r);
         run.run_id = id;
-        Fnv64 g;
+        Hash64 g;
         g.add(common);
         run.group_key = g.hex();
         g.add(seeds["data"].dump());

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "util.hpp"
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 
 namespace dualgap::checks {
 

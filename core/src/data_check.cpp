@@ -4,7 +4,8 @@
 
 #include <set>
 
-#include "dualgap/data_utils.hpp"
+#include "data/pipeline.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/dataset.hpp"
 
 namespace dualgap {
@@ -15,16 +16,15 @@ void check_run_data(const std::vector<RunSpec>& runs, const PluginRegistry& reg,
     const json& data_cfg = run.config["data"];
     if (!seen.insert(data_cfg.dump(-1, ' ', false, json::error_handler_t::replace)).second) continue;
     const LoadedPlugin& dp = reg.get(Kind::dataset, data_cfg["plugin"]);
-    std::shared_ptr<DatasetPlugin> ds;
+    DatasetContext ctx;
+    ctx.seed = run.config["seeds"]["data"].get<std::uint64_t>();
+    Data d;
     try {
-      ds = create_object<DatasetPlugin>(dp, Params(data_cfg["params"]));
+      d = load_data(dp, data_cfg["params"], ctx);  // no cache folder: nothing written
     } catch (const ParamError& e) {  // parameters that contradict each other: configuration
       throw ConfigError(fmt::format("{}: data (plugin {}): {}", run.config["file"].get<std::string>(),
                                     data_cfg["plugin"].get<std::string>(), e.what()));
     }
-    DatasetContext ctx;
-    ctx.seed = run.config["seeds"]["data"].get<std::uint64_t>();
-    const Data d = ds->load(ctx);
     d.train.check(dp.path + " (train split)");
     if (d.test.num_units() > 0) d.test.check(dp.path + " (test split)");
     out << fmt::format("  data {} ({}): train {} examples ({} units), test {} examples, {} features, {} classes\n",

@@ -7,6 +7,7 @@
 // are written into the curve as new columns NAME@TAG (null at rows without a saved iterate), the
 // run's "evaluations" list records what was done, and run.json is replaced atomically.
 #include "evaluate.hpp"
+#include "data/options.hpp"
 
 #include <boost/program_options.hpp>
 #include <algorithm>
@@ -60,7 +61,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   for (auto& [k, v] : data) {
     const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
     bool known = false;
-    for (auto& spec : dp.description->params) known = known || spec.name == k;
+    for (auto& spec : data_schema(dp.description->params)) known = known || spec.name == k;
     if (!known)
       throw ConfigError(fmt::format("--data {}=...: '{}' is not a parameter of dataset plugin '{}'", k, k,
                                     cfg["data"]["plugin"].get<std::string>()));

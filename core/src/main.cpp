@@ -17,6 +17,7 @@
 #include "evaluate.hpp"
 #include "datafetch/registry.hpp"
 #include "config.hpp"
+#include "data/options.hpp"
 #include "data_check.hpp"
 #include "executor/slurm.hpp"
 #include "lock.hpp"
@@ -148,6 +149,13 @@ int cmd_describe(const std::vector<std::string>& args) {
       if (!s.choices.empty()) range = fmt::format(" one of {{{}}}", fmt::join(s.choices, ", "));
       std::string def = s.default_value.is_null() ? (s.optional ? "optional" : "required") : "default " + s.default_value.dump();
       std::cout << fmt::format("  {:<18} {:<14} {}{}\n      {}\n", s.name, to_string(s.type), def, range, s.doc);
+    }
+    if (d.kind == Kind::dataset) {
+      std::vector<std::string> core;
+      for (auto& c : data_schema(d.params))
+        if (std::none_of(d.params.begin(), d.params.end(), [&](const ParamSpec& o) { return o.name == c.name; }))
+          core.push_back(c.name);
+      std::cout << fmt::format("\nand the core data: keys (README, Data): {}, validation\n", fmt::join(core, ", "));
     }
   }
   return 0;

@@ -3,7 +3,8 @@
 #include <chrono>
 #include <fmt/format.h>
 
-#include "dualgap/data_utils.hpp"
+#include "data/pipeline.hpp"
+#include "dualgap/parse.hpp"
 #include "schema.hpp"
 #include "util.hpp"
 
@@ -25,27 +26,15 @@ void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& 
   // data
   auto t0 = Clock::now();
   const LoadedPlugin& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
-  auto ds = create_object<DatasetPlugin>(dp, Params(cfg["data"]["params"]));
   DatasetContext dctx;
   dctx.seed = cfg["seeds"]["data"].get<std::uint64_t>();
   dctx.cache_dir = cache_dir;
-  out.data = ds->load(dctx);
-  Data& data = out.data;
   json& info = out.info;
+  const double validation = cfg["data"].contains("validation") ? cfg["data"]["validation"].get<double>() : 0.0;
+  out.data = load_data(dp, cfg["data"]["params"], dctx, validation, &info);
+  Data& data = out.data;
   data.train.check(dp.path + " (train split)");
   if (data.test.num_units() > 0) data.test.check(dp.path + " (test split)");
-  if (cfg["data"].contains("validation")) {
-    // Hold out a stratified part of train as the evaluation set; the test set is never seen.
-    const double frac = cfg["data"]["validation"].get<double>();
-    auto [tr, va] = split_indices(data.train, frac, derive_seed(dctx.seed, "validation", 0), true, false);
-    if (tr.empty() || va.empty())
-      throw DataError(fmt::format("data.validation = {}: the training set of {} examples leaves an empty {} side",
-                                  frac, data.train.num_examples(), tr.empty() ? "training" : "validation"));
-    info["validation"] = {{"fraction", frac}, {"train_examples", tr.size()}, {"validation_examples", va.size()},
-                          {"test_examples_dropped", data.test.num_examples()}};
-    data.test = data.train.select(va);
-    data.train = data.train.select(tr);
-  }
   info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
   // feature chain, fitted on train only
   t0 = Clock::now();

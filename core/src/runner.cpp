@@ -16,7 +16,7 @@
 #include <iostream>
 #include <thread>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "iterates.hpp"
 #include "prepare.hpp"
 #include "dualgap/objective.hpp"
@@ -94,19 +94,41 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   const json& oracle = run.config["oracle"];
   if (oracle.is_object()) o["oracle"] = {{"plugin", oracle["plugin"]}, {"params", oracle["params"]}};
   if (run.config["problem"].contains("reference")) o["reference"] = run.config["problem"]["reference"];
-  Fnv64 k;
+  Hash64 k;
   k.add(o.dump());
   out["objective"] = o;
   out["objective_key"] = k.hex();
 }
 
 
+
+// The data section with every string that names an existing file or folder replaced by its
+// canonical path: `a.svm`, `./a.svm` and `/abs/a.svm` are one data set (its bytes are hashed
+// beside, so an edited file still reruns).
+json canonical_paths(json j) {
+  if (j.is_string()) {
+    const std::string s = j;
+    std::error_code ec;
+    if (!s.empty() && s.size() < 4096 && fs::exists(s, ec)) {
+      const auto c = fs::weakly_canonical(s, ec);
+      if (!ec) return c.string();
+    }
+  } else if (j.is_object() || j.is_array()) {
+    for (auto& v : j) v = canonical_paths(v);
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
-  Fnv64 h;
+  Hash64 h;
   json cfg = run.config;
+  // Neither how the experiment file was named on the command line (`exp.yaml`, `./exp.yaml`, an
+  // absolute path) nor how a data path is spelled changes the runs: same hash, resumed.
   cfg.erase("sets");
+  cfg.erase("file");
+  cfg["data"] = canonical_paths(cfg["data"]);
   h.add(cfg.dump(-1, ' ', false, json::error_handler_t::replace));
   auto plugin_hash = [&](Kind k, const json& section) {
     if (section.is_null()) return;

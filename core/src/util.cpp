@@ -1,5 +1,5 @@
 #include "util.hpp"
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"  // valid_utf8
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -23,12 +24,6 @@
 
 namespace dualgap {
 
-std::string Fnv64::hex() const {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 std::string file_hash_hex(const std::string& path) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
@@ -38,7 +33,7 @@ std::string file_hash_hex(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open file for checksum");
-  Fnv64 h;
+  Hash64 h;
   std::vector<char> buf(1 << 20);
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -87,10 +82,32 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::string_view stream, std::uint64_t index) {
-  Fnv64 h;
-  h.add(stream);
-  return splitmix64(splitmix64(seed ^ h.h) + index);
+std::string expand_env_vars(std::string_view s, const std::function<void(const std::string& name)>& unset) {
+  auto name_char = [](char c, bool first) {
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
+  };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '$' && i + 1 < s.size() && (s[i + 1] == '{' || s[i + 1] == '(')) {
+      const char close = s[i + 1] == '{' ? '}' : ')';
+      std::size_t e = i + 2;
+      while (e < s.size() && name_char(s[e], e == i + 2)) ++e;
+      if (e > i + 2 && e < s.size() && s[e] == close) {
+        const std::string name(s.substr(i + 2, e - i - 2));
+        const char* v = std::getenv(name.c_str());
+        if (!v || !*v) {
+          unset(name);
+          throw std::runtime_error("environment variable " + name + " is not set");
+        }
+        out += v;
+        i = e + 1;
+        continue;
+      }
+    }
+    out += s[i++];
+  }
+  return out;
 }
 
 std::string iso_time_now() {

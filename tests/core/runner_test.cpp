@@ -77,6 +77,34 @@ TEST_CASE("resume: finished runs are skipped unless --force; a config change rer
   CHECK(forced.output.find("0 skipped") != std::string::npos);
 }
 
+TEST_CASE("resume does not depend on how the experiment file or a data path is spelled") {
+  TempDir dir;
+  std::string svm;
+  for (int i = 0; i < 20; ++i) svm += std::to_string(i % 2) + " 1:" + std::to_string(0.1 * i) + " 2:" + std::to_string(1 - 0.05 * i) + "\n";
+  write_text(dir.path / "a.svm", svm);
+  write_text(dir.path / "exp.yaml", "name: iso\ndata: {plugin: libsvm, train: a.svm}\nsolvers:\n"
+                                    "  - {name: ok, plugin: test_solver}\nstop: {max_passes: 3}\n");
+  const std::string cd = "cd \"" + dir.str() + "\" && ";
+  auto first = run_cli("run exp.yaml --no-report --out res", cd + kEnv);
+  INFO(first.output);
+  REQUIRE(first.code == 0);
+  const auto hash = read_json(dir.path / "res" / "iso" / "ok__r0" / "run.json")["config_hash"];
+  for (const std::string& spelling : std::vector<std::string>{
+           "run ./exp.yaml --no-report --out res", "run " + (dir.path / "exp.yaml").string() + " --no-report --out res",
+        "run exp.yaml --no-report --out res --set data.train=./a.svm",
+        "run ./exp.yaml --no-report --out res --set data.train=" + (dir.path / "a.svm").string()}) {
+    auto again = run_cli(spelling, cd + kEnv);
+    INFO(spelling << "\n" << again.output);
+    CHECK(again.output.find("[skip] ok__r0") != std::string::npos);
+    CHECK(again.output.find("1 skipped") != std::string::npos);
+  }
+  CHECK(read_json(dir.path / "res" / "iso" / "ok__r0" / "run.json")["config_hash"] == hash);
+  // Another file's bytes under the same name rerun.
+  write_text(dir.path / "a.svm", svm + "1 1:0.5 2:0.5\n");
+  auto changed = run_cli("run exp.yaml --no-report --out res", cd + kEnv);
+  CHECK(changed.output.find("0 skipped") != std::string::npos);
+}
+
 TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 2") {
   TempDir dir;
   write_text(dir.path / "exp.yaml", experiment("  - {name: ok, plugin: test_solver}\n", "sweep: {stop.max_passes: [1, 2]}\n"));

@@ -6,7 +6,11 @@
 #include <boost/iostreams/filtering_stream.hpp>
 #include <fstream>
 
-#include "dualgap/data_utils.hpp"
+#include "data/cache.hpp"
+#include "data/pipeline.hpp"
+#include "data/scale.hpp"
+#include "data/split.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 #include "test_support.hpp"
 
@@ -28,13 +32,14 @@ inline std::string write_file(const test::TempDir& dir, const std::string& name,
   return path;
 }
 
+/// Loads through the core's data pipeline, as a run does (plugin, then the common options).
 inline Data load(const std::string& plugin, const json& params, std::uint64_t seed = 0,
                  const std::string& cache_dir = "") {
-  auto ds = test::make<DatasetPlugin>(Kind::dataset, plugin, params);
+  const LoadedPlugin& p = test::plugins().get(Kind::dataset, plugin);
   DatasetContext ctx;
   ctx.seed = seed;
   ctx.cache_dir = cache_dir;
-  return ds->load(ctx);
+  return load_data(p, make_params(data_schema(p.description->params), params).raw(), ctx);
 }
 
 /// The message of the exception thrown by f ("" when none is thrown).
@@ -48,7 +53,7 @@ std::string error_of(F&& f) {
   return "";
 }
 
-inline json source_of(const Data& d) { return json::parse(d.source); }
+inline json source_of(const Data& d) { return d.source; }
 
 inline bool same_examples(const Examples& a, const Examples& b) {
   if (a.y != b.y || a.num_classes != b.num_classes || a.X.is_sparse() != b.X.is_sparse()) return false;

@@ -1,7 +1,8 @@
-// data_utils: splits, subsampling, scaling, label maps, checksums, the cache, missing files.
+// The data pipeline (core/src/data): splits, subsampling, scaling, label maps, checksums, the cache, missing files.
 #include <cstdlib>
 #include <set>
 
+#include "hash.hpp"
 #include "helpers.hpp"
 
 using namespace dstest;
@@ -140,16 +141,16 @@ TEST_CASE("label maps: numeric order when all numeric, else string order") {
   CHECK(s.index("a") == 1);
 }
 
-TEST_CASE("checksum64 is stable and sensitive to every byte") {
+TEST_CASE("the content hash is stable and sensitive to every byte") {
   std::string a(1000, 'x');
-  const auto h = checksum64(a);
-  CHECK(h == checksum64(a));
+  const auto h = hash64(a);
+  CHECK(h == hash64(a));
   for (std::size_t i : {0u, 7u, 31u, 32u, 500u, 999u}) {
     std::string b = a;
     b[i] = 'y';
-    CHECK(checksum64(b) != h);
+    CHECK(hash64(b) != h);
   }
-  CHECK(checksum64(a.substr(0, 999)) != h);
+  CHECK(hash64(a.substr(0, 999)) != h);
 }
 
 TEST_CASE("cache: round trip, hit, invalidation on file change, corrupt cache") {
@@ -284,4 +285,25 @@ TEST_CASE("quote_token cuts between UTF-8 characters and shows non-UTF-8 bytes a
   CHECK(!valid_utf8("\xED\xA0\x80"));      // surrogate
   CHECK(!valid_utf8("\xF4\x90\x80\x80"));  // beyond U+10FFFF
   CHECK(valid_utf8("\xF0\x9F\x98\x80"));   // U+1F600
+}
+
+TEST_CASE("the core's data options apply to every dataset plugin, generators and structured ones included") {
+  // synthetic_chain declares none of them: the core's pipeline applies them all the same.
+  const json chain{{"n_train", 12}, {"n_test", 0}, {"K", 3}, {"d", 4}};
+  Data all = load("synthetic_chain", chain, 5);
+  REQUIRE(all.train.num_examples() == 12);
+  json p = chain;
+  p["max_examples"] = 10;
+  p["test_fraction"] = 0.3;
+  p["stratified"] = false;
+  Data split = load("synthetic_chain", p, 5);
+  CHECK(split.train.num_examples() == 7);  // 10 kept, round(0.3 * 10) = 3 held out
+  CHECK(split.test.num_examples() == 3);
+  CHECK(split.train.num_units() + split.test.num_units() ==
+        static_cast<std::size_t>(all.train.unit_offset[10]));  // whole sequences move
+  CHECK(source_of(split)["applied"]["split"]["test_fraction"] == 0.3);
+  CHECK(same_examples(split.train, load("synthetic_chain", p, 5).train));  // seeded: reproducible
+  // An unknown key is still refused by the schema of the section.
+  CHECK(error_of([&] { make_params(data_schema(test::plugins().get(Kind::dataset, "synthetic_chain").description->params),
+                                   json{{"per_clas", 3}}); }).find("per_clas") != std::string::npos);
 }

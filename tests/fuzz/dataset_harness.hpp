@@ -2,7 +2,7 @@
 // gives the description; load() parses the files named by the parameters.
 #pragma once
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 #include "fuzz_support.hpp"
 

@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <set>
 
+#include "data/options.hpp"
+#include "data/pipeline.hpp"
 #include "dualgap/dataset.hpp"
+#include "schema.hpp"
 #include "test_support.hpp"
 
 using dualgap::Kind;
@@ -13,11 +16,12 @@ using dualgap::Kind;
 namespace {
 dualgap::Data load(const std::string& name, const dualgap::json& p, std::uint64_t seed = 0,
                    const std::string& cache = "") {
-  auto ds = dualgap::test::make<dualgap::DatasetPlugin>(Kind::dataset, name, p);
+  // Through the core's data pipeline (cache included), as a run loads them.
+  const dualgap::LoadedPlugin& lp = dualgap::test::plugins().get(Kind::dataset, name);
   dualgap::DatasetContext ctx;
   ctx.seed = seed;
   ctx.cache_dir = cache;
-  return ds->load(ctx);
+  return dualgap::load_data(lp, dualgap::make_params(dualgap::data_schema(lp.description->params), p).raw(), ctx);
 }
 }  // namespace
 

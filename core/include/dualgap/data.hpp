@@ -15,6 +15,7 @@
 #include <Eigen/Sparse>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,7 +112,9 @@ struct DUALGAP_API Data {
   std::string name;      ///< e.g. "usps"
   Examples train;
   Examples test;         ///< may be empty (no test error is recorded then)
-  std::string source;    ///< where the data came from (paths, generator parameters)
+  /// Where the data came from (paths, generator parameters, label map; a string is kept as
+  /// {"description": ...}); the core adds what its pipeline applied.
+  nlohmann::json source;
 };
 
 }  // namespace dualgap

@@ -19,7 +19,13 @@ class DUALGAP_API DatasetPlugin : public PluginObject {
   ~DatasetPlugin() override;
   /// Loads the data. Errors: throw std::runtime_error naming the file, the line and what was
   /// expected (e.g. "zip.train.gz:1042: expected 256 features, found 255").
+  /// Returns the data as read (or generated): train, and test when the format has a test
+  /// file. The core then applies the common `data:` options (split, subsampling, scaling,
+  /// validation hold-out, cache) to every dataset alike: a plugin does not.
   virtual Data load(const DatasetContext& ctx) = 0;
+  /// Whether load()'s result depends on ctx.seed (the core's cache then keys it by the seed).
+  /// A parser whose data are a function of its files and parameters returns false.
+  virtual bool depends_on_seed() const { return true; }
 };
 
 }  // namespace dualgap

@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
+#include "hash.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -62,16 +63,6 @@ std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
 }
 
 namespace {
-
-// FNV-1a: stable across platforms and runs, unlike std::hash.
-std::string fnv1a_hex(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
 
 double number_or_nan(const json& v) {
   return v.is_number() ? v.get<double>() : kNaN;
@@ -236,7 +227,7 @@ std::string problem_key_of(const json& doc) {
   json config = doc.value("config", json::object());
   if (config.is_object())
     for (const char* k : {"solver", "solvers", "seed", "repeat", "repeats", "stop", "record", "name"}) config.erase(k);
-  return "cfg-" + fnv1a_hex(config.dump());
+  return "cfg-" + hex64(hash64(config.dump()));
 }
 
 Run parse_run(const json& doc, const std::string& path) {

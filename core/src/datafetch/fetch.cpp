@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "datafetch/registry.hpp"
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 
 namespace fs = std::filesystem;
 

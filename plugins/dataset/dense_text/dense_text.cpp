@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -67,7 +67,7 @@ bool blank_or_comment(std::string_view line) {
 class DenseTextDataset final : public DatasetPlugin {
  public:
   explicit DenseTextDataset(const Params& p)
-      : opt_(DatasetOptions::from(p)),
+      : test_(p.get_or<std::string>("test", "")),
         train_(p.get<std::string>("train")),
         name_(p.get<std::string>("name")),
         label_column_(p.get<std::string>("label_column")),
@@ -85,15 +85,11 @@ class DenseTextDataset final : public DatasetPlugin {
       if (c < 0) throw ParamError("dense_text: drop_columns must be 0-based column numbers, got " + std::to_string(c));
   }
 
-  Data load(const DatasetContext& ctx) override {
-    const json options{{"label_column", label_column_}, {"drop_columns", drop_columns_}, {"header", header_},
-                       {"separator", separator_}, {"name", name_}};
-    return load_files("dense_text", "1.0.0", {{train_, "train"}, {opt_.test, "test"}}, options, opt_, ctx.seed,
-                      ctx.cache_dir, [&](const RawFiles& f) {
-                        return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "",
-                                     f.paths.size() > 1 ? f.bytes[1] : "");
-                      });
+  Data load(const DatasetContext&) override {
+    const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
+    return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "", f.paths.size() > 1 ? f.bytes[1] : "");
   }
+  bool depends_on_seed() const override { return false; }
 
  private:
   struct Parsed {
@@ -257,11 +253,11 @@ class DenseTextDataset final : public DatasetPlugin {
              {"label_column", L.label}, {"drop_columns", drop_columns_}, {"header", tr.had_header},
              {"compression", to_string(detect_compression(raw_train))}, {"label_map", map.names()}};
     if (has_test) src["test"] = test_path;
-    d.source = src.dump();
+    d.source = src;
     return d;
   }
 
-  DatasetOptions opt_;
+  std::string test_;
   std::string train_, name_, label_column_;
   std::vector<std::int64_t> drop_columns_;
   std::string header_, separator_;
@@ -282,7 +278,7 @@ PluginDescription describe() {
       choice_param("separator", "auto", {"auto", "whitespace", "comma", "tab", "semicolon"},
                    "field separator; auto = comma if the first line has one, else semicolon, else whitespace"),
   };
-  for (auto& c : common_dataset_params()) ps.push_back(c);
+  ps.push_back(test_file_param());
   return describe_plugin<DenseTextDataset>(Kind::dataset, "dense_text", "1.0.0",
                                            "Dense delimited text files, label + features per line (ESL USPS/vowel, UCI CSV)",
                                            std::move(ps));

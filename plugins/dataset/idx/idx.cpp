@@ -7,7 +7,7 @@
 #include <cstring>
 #include <map>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -86,26 +86,25 @@ IdxArray parse_idx(std::string_view b, const std::string& path) {
 class IdxDataset final : public DatasetPlugin {
  public:
   explicit IdxDataset(const Params& p)
-      : opt_(DatasetOptions::from(p)),
+      : test_(p.get_or<std::string>("test", "")),
         train_(p.get<std::string>("train")),
         train_labels_(p.get<std::string>("train_labels")),
         test_labels_(p.get_or<std::string>("test_labels", "")),
         name_(p.get<std::string>("name")),
         pixel_scale_(p.get<double>("pixel_scale")) {
-    if (!opt_.test.empty() && test_labels_.empty())
+    if (!test_.empty() && test_labels_.empty())
       throw ParamError("idx: 'test' (images) is given but 'test_labels' is not");
-    if (opt_.test.empty() && !test_labels_.empty())
+    if (test_.empty() && !test_labels_.empty())
       throw ParamError("idx: 'test_labels' is given but 'test' (images) is not");
   }
 
-  Data load(const DatasetContext& ctx) override {
-    const bool has_test = !opt_.test.empty();
-    return load_files("idx", "1.0.0",
-                      {{train_, "train"}, {train_labels_, "train_labels"}, {has_test ? opt_.test : "", "test"},
-                       {has_test ? test_labels_ : "", "test_labels"}},
-                      json{{"pixel_scale", pixel_scale_}, {"name", name_}}, opt_, ctx.seed, ctx.cache_dir,
-                      [&](const RawFiles& f) { return parse(f.paths, f.bytes); });
+  Data load(const DatasetContext&) override {
+    const bool has_test = !test_.empty();
+    const RawFiles f = read_files({{train_, "train"}, {train_labels_, "train_labels"}, {has_test ? test_ : "", "test"},
+                                   {has_test ? test_labels_ : "", "test_labels"}});
+    return parse(f.paths, f.bytes);
   }
+  bool depends_on_seed() const override { return false; }
 
  private:
   struct Split {
@@ -166,11 +165,11 @@ class IdxDataset final : public DatasetPlugin {
       src["test"] = paths[2];
       src["test_labels"] = paths[3];
     }
-    data.source = src.dump();
+    data.source = src;
     return data;
   }
 
-  DatasetOptions opt_;
+  std::string test_;
   std::string train_, train_labels_, test_labels_, name_;
   double pixel_scale_;
 };
@@ -185,7 +184,7 @@ PluginDescription describe() {
       string_param("name", "", "data set name in the results (default: the images file name)"),
       real_param("pixel_scale", 1.0 / 255.0, "factor applied to every value (1/255 maps MNIST pixels to [0, 1])"),
   };
-  for (auto& c : common_dataset_params()) ps.push_back(c);
+  ps.push_back(test_file_param());
   return describe_plugin<IdxDataset>(Kind::dataset, "idx", "1.0.0",
                                      "IDX image/label files (LeCun et al., MNIST database)", std::move(ps));
 }

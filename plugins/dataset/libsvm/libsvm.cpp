@@ -7,7 +7,7 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -146,21 +146,18 @@ class LibsvmDataset final : public DatasetPlugin {
  public:
   explicit LibsvmDataset(const Params& p)
       : params_(p),
-        opt_(DatasetOptions::from(p)),
+        test_(p.get_or<std::string>("test", "")),
         train_(p.get<std::string>("train")),
         name_(p.get_or<std::string>("name", "")),
         dense_(p.get<bool>("dense")),
         index_base_(p.get<std::string>("index_base")),
         num_features_(p.get<std::int64_t>("num_features")) {}
 
-  Data load(const DatasetContext& ctx) override {
-    const json options{{"dense", dense_}, {"index_base", index_base_}, {"num_features", num_features_}, {"name", name_}};
-    return load_files("libsvm", "1.0.0", {{train_, "train"}, {opt_.test, "test"}}, options, opt_, ctx.seed,
-                      ctx.cache_dir, [&](const RawFiles& f) {
-                        return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "",
-                                     f.paths.size() > 1 ? f.bytes[1] : "");
-                      });
+  Data load(const DatasetContext&) override {
+    const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
+    return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "", f.paths.size() > 1 ? f.bytes[1] : "");
   }
+  bool depends_on_seed() const override { return false; }
 
  private:
   Data parse(const std::string& train_path, const std::string& raw_train, const std::string& test_path,
@@ -209,7 +206,7 @@ class LibsvmDataset final : public DatasetPlugin {
       src["test"] = test_path;
       src["test_nonzeros"] = d.test.X.nonzeros();
     }
-    d.source = src.dump();
+    d.source = src;
     return d;
   }
 
@@ -239,7 +236,7 @@ class LibsvmDataset final : public DatasetPlugin {
   }
 
   Params params_;
-  DatasetOptions opt_;
+  std::string test_;
   std::string train_, name_;
   bool dense_;
   std::string index_base_;
@@ -255,7 +252,7 @@ PluginDescription describe() {
                    "feature index of the first column: 1 (LIBSVM), 0, or auto (0 when index 0 occurs)"),
       int_param("num_features", 0, "number of features (0 = largest index seen in train and test)", 0.0),
   };
-  for (auto& c : common_dataset_params()) ps.push_back(c);
+  ps.push_back(test_file_param());
   return describe_plugin<LibsvmDataset>(Kind::dataset, "libsvm", "1.0.0",
                                         "LIBSVM/SVMlight sparse text files (Chang & Lin, LIBSVM, ACM TIST 2011)",
                                         std::move(ps));

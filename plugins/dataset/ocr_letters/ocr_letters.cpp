@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -29,11 +29,10 @@ class OcrLetters final : public dualgap::DatasetPlugin {
     if (train_folds_.empty()) throw dualgap::ParamError("ocr_letters: train_folds is empty");
   }
 
-  dualgap::Data load(const dualgap::DatasetContext& ctx) override {
+  bool depends_on_seed() const override { return false; }
+  dualgap::Data load(const dualgap::DatasetContext&) override {
     const std::string file = dualgap::resolve_data_path(path_, "path");
-    dualgap::CacheKey key("ocr_letters", "1.0.0");
-    key.add_file(file);
-    dualgap::Data all = dualgap::load_with_cache(ctx.cache_dir, key, [&] { return parse(file); });
+    dualgap::Data all = parse(file);
     const dualgap::Examples& ex = all.train;
 
     std::set<int> train(train_folds_.begin(), train_folds_.end());
@@ -49,7 +48,6 @@ class OcrLetters final : public dualgap::DatasetPlugin {
     // Caps keep the first words in file order (deterministic, independent of the seed).
     if (max_train_ > 0 && tr.size() > static_cast<std::size_t>(max_train_)) tr.resize(max_train_);
     if (max_test_ > 0 && te.size() > static_cast<std::size_t>(max_test_)) te.resize(max_test_);
-    (void)ctx.seed;
 
     dualgap::Data data;
     data.name = "ocr";

@@ -24,7 +24,7 @@
 #include <jpeglib.h>  // needs <cstdio> first
 // clang-format on
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -198,15 +198,8 @@ class Segmentation final : public dualgap::DatasetPlugin {
     if (names.empty()) throw dualgap::data_error(dir + "/gray", 0, "no .jpg images found");
     if (num_images_ > 0 && names.size() > static_cast<std::size_t>(num_images_)) names.resize(num_images_);
 
-    dualgap::CacheKey key("segmentation", "1.0.0");
-    for (const auto& n : names) {
-      key.add_file(dir + "/gray/" + n);
-      key.add_file(dir + "/figure_ground/" + n);
-    }
-    key.add(dualgap::json{{"superpixels", method_}, {"size", size_}, {"compactness", compactness_},
-                          {"iterations", iterations_}, {"labels", labels_}, {"bands", bands_}});
-    dualgap::Data all =
-        dualgap::load_with_cache(ctx.cache_dir, key, [&] { return build(dir, names); });
+    // The core caches the result (keyed by the seed too: the split below draws from it).
+    dualgap::Data all = build(dir, names);
 
     // Train/test split of the images by the data seed.
     const std::size_t n = all.train.num_examples();

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dualgap/data_utils.hpp"
+#include "dualgap/dataset.hpp"
+#include "dualgap/random.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace {
@@ -17,7 +18,7 @@ using namespace dualgap;
 class SyntheticMulticlass final : public DatasetPlugin {
  public:
   explicit SyntheticMulticlass(const Params& p)
-      : opt_(DatasetOptions::from(p)),
+      : seed_offset_(p.get_or<std::int64_t>("seed_offset", 0)),  // the core data option, shared with the splits
         n_(p.get<std::int64_t>("n")),
         n_test_(p.get<std::int64_t>("n_test")),
         d_(p.get<std::int64_t>("d")),
@@ -28,8 +29,7 @@ class SyntheticMulticlass final : public DatasetPlugin {
         density_(p.get<double>("density")) {}
 
   Data load(const DatasetContext& ctx) override {
-    SplitMix64 rng(checksum64(std::string_view("synthetic_multiclass"),
-                              ctx.seed + static_cast<std::uint64_t>(opt_.seed_offset) * 0x9E3779B97F4A7C15ull));
+    SplitMix64 rng(named_seed("synthetic_multiclass", ctx.seed + static_cast<std::uint64_t>(seed_offset_) * SplitMix64::kGolden));
     const auto d = static_cast<Eigen::Index>(d_);
     DenseMatrix mu(K_, d);
     for (Eigen::Index k = 0; k < K_; ++k) {
@@ -46,9 +46,8 @@ class SyntheticMulticlass final : public DatasetPlugin {
     if (n_test_ > 0) data.test = draw(n_test_, mu, rng);
     data.source = json{{"plugin", "synthetic_multiclass"}, {"n", n_}, {"n_test", n_test_}, {"d", d_}, {"K", K_},
                        {"separation", separation_}, {"noise", noise_}, {"sparse", sparse_}, {"density", density_},
-                       {"seed", ctx.seed}}
-                      .dump();
-    return finish_dataset(std::move(data), opt_, ctx.seed);
+                       {"seed", ctx.seed}};
+    return data;
   }
 
  private:
@@ -87,7 +86,7 @@ class SyntheticMulticlass final : public DatasetPlugin {
     return ex;
   }
 
-  DatasetOptions opt_;
+  std::int64_t seed_offset_;
   std::int64_t n_, n_test_, d_, K_;
   double separation_, noise_;
   bool sparse_;
@@ -105,7 +104,6 @@ PluginDescription describe() {
       bool_param("sparse", false, "sparse CSR features: each coordinate kept with probability density"),
       real_param("density", 0.1, "fraction of nonzero coordinates when sparse", 0.0, 1.0),
   };
-  for (auto& c : common_dataset_params(false)) ps.push_back(c);
   return describe_plugin<SyntheticMulticlass>(Kind::dataset, "synthetic_multiclass", "1.0.0",
                                               "Gaussian class clusters for tests and the quickstart (deterministic in the seed)",
                                               std::move(ps));

@@ -15,19 +15,14 @@
 
 #include "dualgap/data.hpp"
 #include "dualgap/features.hpp"
+#include "dualgap/random.hpp"
 
 namespace dualgap::lsr {
 
-/// SplitMix64 finalizer: decorrelates (seed, stream, index) triples into one 64-bit seed, so
-/// block b of a generator is a deterministic function of (seed, b) and nothing else.
-inline std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+/// Block b of a generator is a deterministic function of (seed, tag, b) and nothing else: the
+/// triple is decorrelated by the core's SplitMix64 mixer (dualgap/random.hpp).
 inline std::mt19937_64 stream(std::uint64_t seed, std::uint64_t tag, std::uint64_t index) {
-  return std::mt19937_64(mix(mix(mix(seed) ^ tag) ^ index));
+  return std::mt19937_64(splitmix64(splitmix64(splitmix64(seed) ^ tag) ^ index));
 }
 
 /// Column means of X (dense or sparse).

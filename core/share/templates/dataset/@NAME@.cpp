@@ -10,7 +10,11 @@
 //   It is deterministic given ctx.seed (every solver of a repeat sees the same data).
 //   Errors are std::runtime_error naming the file, the line and what was expected, e.g.
 //     "zip.train.gz:1042: expected 256 features, found 255"; Examples::check() verifies sizes.
-//   Files are found through parameters of type path (${DUALGAP_DATA} is expanded by the core).
+//   Files are found through parameters of type path (${DUALGAP_DATA} is expanded by the core);
+//   dualgap/parse.hpp reads them (read_files, decompress, LineScanner, data_error, LabelMap).
+//   Return the data as read: the core applies the common `data:` keys (test_fraction,
+//   per_class, scale, validation, cache, ...) to every dataset plugin alike.
+//   source is JSON: a string, or an object describing the files and parameters.
 #include <random>
 #include <string>
 

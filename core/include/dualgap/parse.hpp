@@ -1,0 +1,172 @@
+// What a dataset plugin needs to parse files: find and read them (gzip/bzip2 by magic bytes),
+// scan lines, parse numbers, map raw labels to classes 0..K-1, and report bad input as
+// "file:line: what was expected".
+//
+// A dataset plugin parses and returns the data as read (train, and test when the format has a
+// test file); the core then applies the common `data:` options to every plugin alike: seeded
+// split, per-class subsampling, scaling, the validation hold-out and the binary cache
+// (core/src/data/). A format plugin looks like
+//   Data load(const DatasetContext&) override {
+//     RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
+//     return parse(f);   // LineScanner over decompress(f.bytes[0], f.paths[0]), LabelMap, ...
+//   }
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "dualgap/api.hpp"
+#include "dualgap/data.hpp"
+#include "dualgap/params.hpp"
+
+namespace dualgap {
+
+/// A data-loading error (missing file, malformed line, inconsistent options).
+class DataError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// "file:line: message" (line >= 1) or "file: message" (line == 0).
+DUALGAP_API DataError data_error(const std::string& file, std::size_t line, const std::string& message);
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+enum class Compression { none, gzip, bzip2 };
+DUALGAP_API const char* to_string(Compression c);
+
+/// Expands "${DUALGAP_DATA}" (and any other ${VAR}) in `path` and checks that the file exists.
+/// A missing file throws DataError naming the file; when the path uses or lies under
+/// DUALGAP_DATA (or DUALGAP_DATA is unset) the message says to set DUALGAP_DATA and points to
+/// shared/data/README.md (section of the dataset folder) for where the data comes from.
+/// `role` names the option in messages ("train", "test", "train_labels").
+DUALGAP_API std::string resolve_data_path(const std::string& path, const std::string& role = "");
+
+/// The bytes of a file as stored on disk. Throws DataError (via resolve rules) when missing.
+DUALGAP_API std::string read_raw_file(const std::string& path);
+/// Compression detected from the magic bytes (1f 8b = gzip, "BZh" = bzip2), not the extension.
+DUALGAP_API Compression detect_compression(std::string_view bytes);
+/// Decompresses `bytes` (gzip/bzip2 by magic; returned unchanged when not compressed).
+/// `file` names the source in error messages (truncated or corrupt stream).
+DUALGAP_API std::string decompress(std::string bytes, const std::string& file);
+/// read_raw_file + decompress.
+DUALGAP_API std::string read_data_file(const std::string& path);
+
+/// The files of one load: resolved paths and their stored (possibly compressed) bytes.
+struct RawFiles {
+  std::vector<std::string> paths;
+  std::vector<std::string> bytes;
+};
+/// Resolves (resolve_data_path) and reads each (path, role) of `files` in order; entries with
+/// an empty path (an absent optional file) are left out.
+DUALGAP_API RawFiles read_files(const std::vector<std::pair<std::string, std::string>>& files);
+
+/// Last path component ("/a/b/zip.train.gz" -> "zip.train.gz").
+DUALGAP_API std::string file_name(const std::string& path);
+
+/// The `test` parameter of a format with a separate test file (same format as train).
+DUALGAP_API ParamSpec test_file_param();
+
+// ---------------------------------------------------------------------------------------------
+// Text scanning (header-only so the parsing loops inline)
+
+/// Iterates over the lines of a text buffer; strips a trailing '\r' (CRLF files).
+class LineScanner {
+ public:
+  explicit LineScanner(std::string_view text) : text_(text) {}
+  /// Next line (without the newline); false at the end. line_number() is 1-based.
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const char* begin = text_.data() + pos_;
+    const void* nl = std::memchr(begin, '\n', text_.size() - pos_);
+    std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : text_.size() - pos_;
+    pos_ += len + (nl ? 1 : 0);
+    ++line_;
+    if (len > 0 && begin[len - 1] == '\r') --len;
+    line = std::string_view(begin, len);
+    return true;
+  }
+  std::size_t line_number() const { return line_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 0;
+};
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/// Parses a whole token as a finite double (accepts a leading '+'). False if not a number.
+inline bool parse_double(std::string_view tok, double& out) {
+  const char* b = tok.data();
+  const char* e = b + tok.size();
+  if (b != e && *b == '+') ++b;
+  if (b == e) return false;
+  auto r = std::from_chars(b, e, out);
+  if (r.ec != std::errc() || r.ptr != e) return false;
+  return out - out == 0.0;  // finite
+}
+
+/// Parses a whole token as a non-negative integer.
+inline bool parse_index(std::string_view tok, std::int64_t& out) {
+  if (tok.empty()) return false;
+  auto r = std::from_chars(tok.data(), tok.data() + tok.size(), out);
+  return r.ec == std::errc() && r.ptr == tok.data() + tok.size() && out >= 0;
+}
+
+/// Shortens a token for an error message (at most 40 bytes, cut between UTF-8 characters;
+/// bytes that are not UTF-8 shown as \xNN).
+DUALGAP_API std::string quote_token(std::string_view tok);
+
+/// True when `s` is valid UTF-8: text that becomes a class name or a message in run.json must be.
+DUALGAP_API bool valid_utf8(std::string_view s);
+
+// ---------------------------------------------------------------------------------------------
+// Labels
+
+/// Maps raw label tokens to 0..K-1 in sorted order: numerically when every token is a number
+/// ("6.0000" and "6" are the same class), otherwise lexicographically ("Iris-setosa" ...).
+/// Build it from train and test tokens together so both splits share one map.
+class DUALGAP_API LabelMap {
+ public:
+  /// Builds the map from distinct raw tokens.
+  static LabelMap build(const std::vector<std::string>& distinct_tokens);
+  int num_classes() const { return static_cast<int>(names_.size()); }
+  /// Class index of a raw token; -1 if unknown.
+  int index(std::string_view token) const;
+  /// Canonical name of class k (the number printed with %g, or the string).
+  const std::string& name(int k) const { return names_[static_cast<std::size_t>(k)]; }
+  const std::vector<std::string>& names() const { return names_; }
+  bool numeric() const { return numeric_; }
+
+ private:
+  bool numeric_ = true;
+  std::vector<std::string> names_;
+  std::vector<double> values_;  // sorted, numeric maps only
+};
+
+/// Collects distinct label tokens cheaply while parsing (small set, linear probing).
+class DUALGAP_API LabelCollector {
+ public:
+  /// Returns a provisional id (order of first appearance) for the token.
+  int add(std::string_view token);
+  const std::vector<std::string>& tokens() const { return tokens_; }
+
+ private:
+  std::vector<std::string> tokens_;
+  std::string last_;
+  int last_id_ = -1;
+};
+
+/// Per-class counts of y (length num_classes).
+DUALGAP_API std::vector<std::int64_t> class_counts(const Examples& ex);
+
+}  // namespace dualgap

@@ -1,0 +1,177 @@
+// Finding, reading and decompressing data files; error messages that name the file and line
+// (dualgap/parse.hpp).
+#include <boost/iostreams/copy.hpp>
+#include <boost/iostreams/device/array.hpp>
+#include <boost/iostreams/filter/bzip2.hpp>
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/filtering_stream.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "datafetch/registry.hpp"
+#include "dualgap/parse.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dualgap {
+
+DataError data_error(const std::string& file, std::size_t line, const std::string& message) {
+  // printable: a message must stay valid UTF-8 to reach run.json (a Latin-1 file name or token)
+  if (line > 0) return DataError(printable(file + ":" + std::to_string(line) + ": " + message));
+  return DataError(printable(file + ": " + message));
+}
+
+const char* to_string(Compression c) {
+  switch (c) {
+    case Compression::gzip: return "gzip";
+    case Compression::bzip2: return "bzip2";
+    default: return "none";
+  }
+}
+
+std::string file_name(const std::string& path) {
+  auto p = path.find_last_of('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
+}
+
+std::string quote_token(std::string_view tok) {
+  // Cut at 40 bytes but not inside a UTF-8 character, and escape bytes that are not UTF-8 (a
+  // Latin-1 label): the message must stay valid UTF-8 to reach run.json.
+  std::size_t cut = std::min<std::size_t>(tok.size(), 40);
+  for (int k = 0; k < 3 && cut < tok.size() && cut > 0 && (static_cast<unsigned char>(tok[cut]) & 0xC0) == 0x80; ++k) --cut;
+  return "'" + printable(tok.substr(0, cut)) + (cut < tok.size() ? "..." : "") + "'";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+namespace {
+
+const char* kDataHelp =
+    "shared/data/README.md describes every shared dataset, its files and where it comes from";
+
+/// Folder of a path relative to the DUALGAP_DATA root ("usps" for .../usps/zip.train.gz).
+std::string dataset_section(const std::string& path, const std::string& root) {
+  if (root.empty()) return "";
+  std::string r = root;
+  while (r.size() > 1 && r.back() == '/') r.pop_back();
+  if (path.compare(0, r.size(), r) != 0 || path.size() <= r.size() || path[r.size()] != '/') return "";
+  std::string rest = path.substr(r.size() + 1);
+  auto slash = rest.find('/');
+  return slash == std::string::npos ? "" : rest.substr(0, slash);
+}
+
+std::string section_hint(const std::string& section) {
+  if (section.empty()) return std::string(" (") + kDataHelp + ")";
+  return " (see the '" + section + "' section of shared/data/README.md for the files and their provenance)";
+}
+
+}  // namespace
+
+std::string resolve_data_path(const std::string& path_in, const std::string& role) {
+  const std::string who = role.empty() ? "" : role + " file ";
+  const char* env_root = std::getenv("DUALGAP_DATA");
+  const std::string root = env_root ? env_root : "";
+  bool used_data_var = path_in.find("${DUALGAP_DATA}") != std::string::npos;
+  if (auto open = path_in.find("${"); open != std::string::npos && path_in.find('}', open) == std::string::npos)
+    throw DataError(who + "'" + path_in + "': unterminated '${' in path");
+  const std::string out = expand_env_vars(path_in, [&](const std::string& var) {
+    std::string msg = who + "'" + path_in + "': the environment variable " + var + " is not set";
+    if (var == "DUALGAP_DATA") {
+      // Name the dataset folder when the path reads ${DUALGAP_DATA}/<folder>/...
+      std::string rest = path_in.substr(path_in.find("${DUALGAP_DATA}") + 15);
+      while (!rest.empty() && rest.front() == '/') rest.erase(0, 1);
+      auto slash = rest.find('/');
+      msg += "; set DUALGAP_DATA to the shared data folder (export DUALGAP_DATA=<repo>/shared/data)" +
+             section_hint(slash == std::string::npos ? "" : rest.substr(0, slash)) + datafetch::fetch_hint(path_in);
+    }
+    throw DataError(msg);
+  });
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) throw DataError(who + out + ": is a directory, expected a data file");
+  if (!fs::exists(out, ec)) {
+    std::string msg = who + out + ": no such file" + datafetch::fetch_hint(out);
+    const std::string section = dataset_section(out, root);
+    if (used_data_var || !section.empty()) {
+      msg += "; the path is under DUALGAP_DATA=" + root +
+             ": check that DUALGAP_DATA points to the shared data folder" + section_hint(section);
+    } else if (root.empty()) {
+      msg += "; if this is one of the shared datasets, set DUALGAP_DATA to the shared data folder and "
+             "write the path as ${DUALGAP_DATA}/<dataset>/<file>" + section_hint("");
+    } else {
+      msg += " (DUALGAP_DATA=" + root + "; shared datasets are written ${DUALGAP_DATA}/<dataset>/<file>)";
+    }
+    throw DataError(msg);
+  }
+  return out;
+}
+
+std::string read_raw_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) resolve_data_path(path);  // throws the explanatory message
+    throw DataError(path + ": cannot open the file for reading");
+  }
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0, std::ios::beg);
+  std::string bytes(size, '\0');
+  if (size > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    throw DataError(path + ": read error");
+  return bytes;
+}
+
+Compression detect_compression(std::string_view b) {
+  if (b.size() >= 2 && static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b)
+    return Compression::gzip;
+  if (b.size() >= 3 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h') return Compression::bzip2;
+  return Compression::none;
+}
+
+std::string decompress(std::string bytes, const std::string& file) {
+  namespace io = boost::iostreams;
+  const Compression c = detect_compression(bytes);
+  if (c == Compression::none) return bytes;
+  std::string out;
+  out.reserve(bytes.size() * 4);
+  try {
+    io::filtering_istream in;
+    if (c == Compression::gzip) in.push(io::gzip_decompressor());
+    else in.push(io::bzip2_decompressor());
+    in.push(io::array_source(bytes.data(), bytes.size()));
+    std::vector<char> buf(1 << 16);
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      out.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad()) throw std::runtime_error("stream error");
+  } catch (const std::exception& e) {
+    throw DataError(file + ": corrupt or truncated " + to_string(c) + " data (" + e.what() + ")");
+  }
+  return out;
+}
+
+std::string read_data_file(const std::string& path) { return decompress(read_raw_file(path), path); }
+
+
+RawFiles read_files(const std::vector<std::pair<std::string, std::string>>& files) {
+  RawFiles raw;
+  for (const auto& [path, role] : files) {
+    if (path.empty()) continue;
+    raw.paths.push_back(resolve_data_path(path, role));
+    raw.bytes.push_back(read_raw_file(raw.paths.back()));
+  }
+  return raw;
+}
+
+ParamSpec test_file_param() {
+  ParamSpec t = path_param("test", nullptr, "test file (same format as train); absent: no test set, or a split of train (test_fraction)");
+  t.optional = true;
+  return t;
+}
+
+}  // namespace dualgap
