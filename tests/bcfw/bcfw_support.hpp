@@ -252,12 +252,12 @@ inline QpSolution solve_dual_qp(const Examples& ex, StructuredOracle& oracle, do
   return s;
 }
 
-/// Runs the bcfw solver plugin with `params` on (train, test) and `oracle`.
-inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle& oracle, double lambda,
-                                              const json& params, double max_passes, double gap,
-                                              OracleCounters* counters, double every = 1,
-                                              std::uint64_t seed = 1) {
-  auto solver = dualgap::test::make<Solver>(Kind::solver, "bcfw", params);
+/// Runs solver plugin `name` with `params` on (train, test) and `oracle`.
+inline std::unique_ptr<TestRecorder> run_solver(const std::string& name, const Data& data, StructuredOracle& oracle,
+                                                double lambda, const json& params, double max_passes, double gap,
+                                                OracleCounters* counters, double every = 1,
+                                                std::uint64_t seed = 1) {
+  auto solver = dualgap::test::make<Solver>(Kind::solver, name, params);
   oracle.attach_counters(counters);
   auto rec = std::make_unique<TestRecorder>(max_passes, gap, counters, every);
   Problem pb;
@@ -271,6 +271,14 @@ inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle
   solver->solve(pb, ctx);
   oracle.attach_counters(nullptr);
   return rec;
+}
+
+/// Runs the bcfw solver plugin with `params` on (train, test) and `oracle`.
+inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle& oracle, double lambda,
+                                              const json& params, double max_passes, double gap,
+                                              OracleCounters* counters, double every = 1,
+                                              std::uint64_t seed = 1) {
+  return run_solver("bcfw", data, oracle, lambda, params, max_passes, gap, counters, every, seed);
 }
 
 }  // namespace bcfw_test

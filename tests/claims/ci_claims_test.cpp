@@ -59,3 +59,4 @@ TEST_CASE("claims at CI scale: lsr-fig1-2") { check_folder("lsr-fig1-2"); }
 TEST_CASE("claims at CI scale: lsr-text") { check_folder("lsr-text"); }
 TEST_CASE("claims at CI scale: bcd-fig2-4") { check_folder("bcd-fig2-4"); }
 TEST_CASE("claims at CI scale: bcd-fig5-table2") { check_folder("bcd-fig5-table2"); }
+TEST_CASE("claims at CI scale: ssvm-baselines") { check_folder("ssvm-baselines"); }

@@ -13,26 +13,6 @@ using namespace bcfw_test;
 
 namespace {
 
-/// Runs solver `name` with `params` on (train, test) and `oracle` (as run_bcfw does for bcfw).
-std::unique_ptr<TestRecorder> run_solver(const std::string& name, const Data& data, StructuredOracle& oracle,
-                                         double lambda, const json& params, double max_passes, double gap,
-                                         OracleCounters* counters, double every = 1, std::uint64_t seed = 1) {
-  auto solver = dualgap::test::make<Solver>(Kind::solver, name, params);
-  oracle.attach_counters(counters);
-  auto rec = std::make_unique<TestRecorder>(max_passes, gap, counters, every);
-  Problem pb;
-  pb.data = &data;
-  pb.oracle = &oracle;
-  pb.lambda = lambda;
-  rec->bind(pb, *solver);
-  SolverContext ctx;
-  ctx.recorder = rec.get();
-  ctx.seed = seed;
-  solver->solve(pb, ctx);
-  oracle.attach_counters(nullptr);
-  return rec;
-}
-
 std::shared_ptr<StructuredOracle> multiclass() {
   return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
 }
