@@ -5,8 +5,12 @@
 // averaging of section 3.5 as an option (BCFW-avg, MP-BCFW-avg).
 // Works with any "structured" oracle (dualgap/oracles/structured.hpp).
 //
-// This file is the plugin: it checks the problem, picks the block storage (option blocks) and
-// runs the loop of mp_bcfw.hpp instantiated with it. File layout and formulas: README.md.
+// With block_step exact (the default where valid: multi-class data, none of multiplane,
+// averaging, inner_steps), each block step solves the block's sub-problem exactly, as the dual
+// coordinate method of Crammer-Singer / LIBLINEAR -s 4 (simplex_blocks.hpp).
+//
+// This file is the plugin: it checks the problem, picks the block storage (options blocks and
+// block_step) and runs the loop of mp_bcfw.hpp instantiated with it. File layout and formulas: README.md.
 #include <stdexcept>
 
 #include "dualgap/oracles/structured.hpp"
@@ -30,7 +34,10 @@ class Bcfw final : public dualgap::Solver {
     if (!(pb.lambda > 0)) throw std::runtime_error("bcfw: problem.lambda must be > 0");
     const dualgap::Examples& ex = pb.data->train;
     if (ex.num_examples() == 0) throw std::runtime_error("bcfw: no training examples");
-    if (dense_blocks(ex, *oracle)) {
+    if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || simplex_blocks_apply(ex, *oracle))) {
+      SimplexBlocks st(ex, *oracle, pb.lambda);  // throws if exact steps do not apply
+      MpBcfw<SimplexBlocks>(opt_, *oracle, ex, st, ctx).run();
+    } else if (dense_blocks(ex, *oracle)) {
       DenseBlocks st(ex, *oracle, pb.lambda);
       MpBcfw<DenseBlocks>(opt_, *oracle, ex, st, ctx).run();
     } else {
@@ -61,7 +68,8 @@ dualgap::PluginDescription describe() {
   return dualgap::describe_solver<Bcfw>(
       "bcfw", "1.0.0",
       "Structural SVM by block-coordinate Frank-Wolfe: BCFW, BCFW-avg, MP-BCFW, MP-BCFW-avg "
-      "(Shah, Kolmogorov, Lampert, CVPR 2015, Algorithms 2 and 3)",
+      "(Shah, Kolmogorov, Lampert, CVPR 2015, Algorithms 2 and 3); exact block steps on "
+      "multi-class data (Crammer-Singer dual coordinate ascent)",
       {"structured"});
 }
 

@@ -55,6 +55,13 @@ class BlockOrder {
     return order_;
   }
 
+  /// A random permutation of `blocks` (a subset of the blocks: those shrinking leaves), from
+  /// this order's random stream.
+  const std::vector<std::size_t>& permute(std::vector<std::size_t>& blocks) {
+    std::shuffle(blocks.begin(), blocks.end(), rng_);
+    return blocks;
+  }
+
   /// After an exact step on block i: n times its block gap g_i (DualState::last_gap).
   void exact_gap(std::size_t i, double gap) { block_gap_[i] = gap; }
 

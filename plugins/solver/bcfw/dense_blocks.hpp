@@ -20,6 +20,7 @@ namespace dualgap_bcfw {
 class DenseBlocks : public DualState {
  public:
   static constexpr bool kDense = true;
+  static constexpr bool kExact = false;  ///< Frank-Wolfe block steps (SimplexBlocks: exact)
 
   /// Throws if the oracle uses transitions.
   DenseBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda)

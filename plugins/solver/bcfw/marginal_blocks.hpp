@@ -54,6 +54,7 @@ class MarginalBlocks : public DualState {
  public:
   /// The loop's compile-time switch between the storages (DenseBlocks: true).
   static constexpr bool kDense = false;
+  static constexpr bool kExact = false;  ///< Frank-Wolfe block steps (SimplexBlocks: exact)
 
   /// Gram matrices (units_i^2 doubles) are kept for examples with 2..gram_max_units units;
   /// longer examples build the change A_i^T Delta m class by class to take its norm.

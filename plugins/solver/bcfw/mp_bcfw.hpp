@@ -13,10 +13,12 @@
 //        H~_i(w) = max over W_i; remove planes not active
 //        during the last T outer iterations
 //
-// Storage is the block storage the loop is instantiated with (MarginalBlocks or DenseBlocks);
-// the order of the blocks of a pass is the BlockOrder policy; inner_steps.hpp is an extension
-// that runs after block steps when enabled (not in the paper). One recorder pass = one exact
-// pass over the data; approximate passes are reported in the column approx_passes.
+// Storage is the block storage the loop is instantiated with (MarginalBlocks or DenseBlocks, or
+// SimplexBlocks, whose block step is exact instead of Frank-Wolfe: simplex_blocks.hpp); the order
+// of the blocks of a pass is the BlockOrder policy; inner_steps.hpp and shrinking.hpp (exact steps
+// only) are extensions that act only when enabled (not in the paper). One recorder pass = one exact
+// pass over the data (with shrinking: blocks visited / n); approximate passes are reported in
+// the column approx_passes.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +34,8 @@
 #include "marginal_blocks.hpp"
 #include "options.hpp"
 #include "prefetch.hpp"
+#include "shrinking.hpp"
+#include "simplex_blocks.hpp"
 #include "support_scores.hpp"
 #include "working_set.hpp"
 
@@ -60,7 +64,8 @@ class MpBcfw {
         ws_(ex),
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         averages_(opt.averaging, opt.multiplane, st.w.size()),
-        inner_(opt.inner_steps, opt.inner) {
+        inner_(opt.inner_steps, opt.inner),
+        shrink_(Storage::kExact ? opt.shrinking : 0, n_) {
     if (Storage::kDense && opt_.working_sets()) ws_.keep_vectors(static_cast<std::size_t>(st.w.size()));
     // Inner steps keep the whole table up to date incrementally, so they need it complete.
     support_.enable(opt_.support_scores && !inner_.enabled());
@@ -70,10 +75,11 @@ class MpBcfw {
     if (opt_.working_sets()) init_working_sets();  // line 3
     if (rec_.checkpoint(0, fill()) == dualgap::Action::stop) return;
     for (int iteration = 1;; ++iteration) {  // line 4
-      const double passes = iteration;
       const double F_start = st_.dual(), t_start = rec_.solver_time_s();
-      const bool full = order_.full_pass(iteration);
-      const bool moved = exact_pass(iteration, full);  // line 5
+      const bool all_blocks = shrink_.begin_pass(iteration);
+      const bool full = order_.full_pass(iteration) && all_blocks;
+      const bool moved = exact_pass(iteration, order_.full_pass(iteration));  // line 5
+      const double passes = passes_;
       if (!moved && full) {
         // No block moved: every block gap at this w is <= 0, so w is optimal.
         converged_ = true;
@@ -101,16 +107,24 @@ class MpBcfw {
   /// Returns whether any block moved.
   bool exact_pass(int iteration, bool full) {
     bool moved = false;
-    const std::vector<std::size_t>& order = order_.next(full);
-    for (std::size_t t = 0; t < n_; ++t) {
+    std::size_t visited = 0;
+    // A shrunk pass of permutation sampling permutes only the blocks it visits.
+    const std::vector<std::size_t>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
+                                                ? order_.permute(shrink_.active())
+                                                : order_.next(full);
+    const std::size_t m = order.size();
+    for (std::size_t t = 0; t < m; ++t) {
       const std::size_t i = order[t];
-      if (t + 1 < n_) prefetch_example(ex_, order[t + 1]);
+      if (shrink_.skip(i)) continue;
+      ++visited;
+      if (t + 1 < m) prefetch_example(ex_, order[t + 1]);
       oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
       const int* yhat = lab_.labels.data();
       const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
       const double* v = plane_features(i, yhat);
       const double gamma = step(i, yhat, v, offset);
       moved |= gamma > 0;
+      shrink_.visited(i, gamma > 0);
       order_.exact_gap(i, st_.last_gap());
       averages_.after_step(st_, true);
       if (opt_.working_sets()) {
@@ -118,6 +132,7 @@ class MpBcfw {
         inner_steps(i, iteration);
       }
     }
+    passes_ += static_cast<double>(visited) / static_cast<double>(n_);
     return moved;
   }
 
@@ -160,6 +175,9 @@ class MpBcfw {
   std::size_t approximate_oracle(std::size_t i) {
     if constexpr (Storage::kDense) {
       return ws_.argmax_dense(i, st_.w.data());
+    } else if constexpr (Storage::kExact) {
+      (void)i;  // exact block steps have no working sets (Options::validate)
+      return 0;
     } else {
       if (!support_.fill(ex_, st_, ws_, i, scores_)) StructuredOracle::unary_scores(ex_, i, st_.w, scores_);
       return ws_.argmax(st_, i, scores_.data());
@@ -167,7 +185,8 @@ class MpBcfw {
   }
   /// The BCFW step (Algorithm 2, lines 7-8) on block i towards the plane of labeling y with
   /// feature vector v (dense blocks) and the given offset; scores_ is the unary score table of
-  /// example i at w (marginal blocks). Returns gamma.
+  /// example i at w (marginal blocks). Returns gamma. SimplexBlocks: the exact block step
+  /// (simplex_blocks.hpp), which returns 1 when the block moved.
   double step(std::size_t i, const int* y, const double* v, double offset) {
     if constexpr (Storage::kDense) return st_.step(i, v, offset);
     else return st_.step(i, y, offset, scores_.data());
@@ -183,7 +202,7 @@ class MpBcfw {
     else return nullptr;
   }
   void inner_steps(std::size_t i, int iteration) {
-    if constexpr (!Storage::kDense) {
+    if constexpr (!Storage::kDense && !Storage::kExact) {
       if (inner_.enabled())
         inner_.run(st_, ws_, oracle_, ex_, i, iteration, scores_,
                    [this](bool exact) { averages_.after_step(st_, exact); });
@@ -202,6 +221,8 @@ class MpBcfw {
       if (!converged_) averages_.report(st_, it, w_eval_, circ);
       it.ssvm_dual = dualgap::SsvmDualPoint{nullptr, circ};
       it.set("dense_blocks", Storage::kDense ? 1.0 : 0.0);
+      if (Storage::kExact) it.set("exact_steps", 1.0);
+      if (shrink_.enabled()) it.set("shrunk", shrink_.shrunk_share());
       if (opt_.multiplane) {
         it.set("working_set", ws_.mean_size());
         it.set("approx_passes", approx_passes_last_);
@@ -224,10 +245,12 @@ class MpBcfw {
   IterateAverages averages_;
   InnerSteps inner_;
   SupportScores support_;
+  Shrinking shrink_;
   dualgap::Labeling lab_;
   std::vector<double> scores_;  ///< unary score table of the current block at w
   Vector w_eval_;               ///< the averaged primal point reported at checkpoints
   int approx_passes_last_ = 0;
+  double passes_ = 0;  ///< exact passes so far: blocks visited / n
   bool converged_ = false;
 };
 

@@ -11,6 +11,7 @@ namespace dualgap_bcfw {
 enum class Sampling { permutation, uniform, cyclic, gap };
 enum class Inner { pairwise, fw };
 enum class Blocks { automatic, marginals, dense };
+enum class BlockStep { automatic, fw, exact };
 
 struct Options {
   bool multiplane = false;
@@ -26,8 +27,16 @@ struct Options {
   Blocks blocks = Blocks::automatic;
   bool support_scores = true;  ///< approximate calls compute only the scores a step reads
   Inner inner = Inner::pairwise;
+  BlockStep block_step = BlockStep::automatic;
+  int shrinking = 100;  ///< block_step exact: a pass over all blocks every `shrinking` passes (0 = off)
 
   bool working_sets() const { return multiplane && N > 0; }
+  /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
+  bool exact_step_allowed() const {
+    return block_step == BlockStep::exact ||
+           (block_step == BlockStep::automatic && !multiplane && !averaging && inner_steps == 0 &&
+            blocks != Blocks::dense);
+  }
   bool approximate_passes() const { return working_sets() && M > 0; }
 
   static void bind(dualgap::Binder<Options>& b) {
@@ -71,11 +80,25 @@ struct Options {
     b.choice(&Options::inner, "inner", {{"pairwise", Inner::pairwise}, {"fw", Inner::fw}},
              "kind of the block-local steps: pairwise (move weight from the worst plane holding "
              "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane");
+    b.choice(&Options::block_step, "block_step",
+             {{"auto", BlockStep::automatic}, {"fw", BlockStep::fw}, {"exact", BlockStep::exact}},
+             "the step on a block after its exact oracle call: fw (Frank-Wolfe towards the oracle's "
+             "plane with line search: the paper's Algorithms 2 and 3), exact (the block's sub-problem "
+             "solved in closed form over the K classes, as Crammer-Singer / LIBLINEAR -s 4: one unit "
+             "per example, no transitions, no working sets), or auto: exact where it is valid and "
+             "none of multiplane, averaging, inner_steps, blocks: dense is asked for, else fw (so "
+             "BCFW-avg, MP-BCFW and MP-BCFW-avg are the paper's as written; BCFW is block_step: fw)");
+    b.field(&Options::shrinking, "shrinking",
+            "block_step exact: skip blocks whose last exact step left them unchanged, visiting all "
+            "blocks every `shrinking`-th pass and after a pass without moves (0 = visit all, always)")
+        .min(0);
   }
   /// Rules across parameters (single values are checked by the schema).
   bool validate(std::string* error) const {
     if (blocks == Blocks::dense && inner_steps > 0) *error = "inner_steps needs blocks: marginals (or auto)";
     else if (inner_steps > 0 && !working_sets()) *error = "inner_steps > 0 needs working sets (multiplane: true, N > 0)";
+    else if (block_step == BlockStep::exact && (multiplane || inner_steps > 0 || blocks == Blocks::dense))
+      *error = "block_step: exact has no working sets, inner steps or dense blocks (multiplane: false, inner_steps: 0, blocks: auto)";
     return error->empty();
   }
 };

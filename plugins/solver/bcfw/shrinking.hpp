@@ -1,0 +1,64 @@
+// Shrinking of exact block steps (option shrinking; with block_step: exact only): which blocks
+// an exact pass skips. The idea is LIBLINEAR's (Hsieh et al., ICML 2008, section 3.2; Keerthi
+// et al., KDD 2008 for the multi-class solver), applied per example: an exact block step that
+// leaves block i unchanged proves phi^i optimal for the current other blocks; at the end of
+// training most blocks are such (most examples keep phi^{i y_i}, i.e. no violated margin), and
+// while w moves little they stay so. So passes skip them, and
+//   - every `every`-th pass visits all blocks again (a block that became suboptimal waits at
+//     most that long), and so does the pass after one in which no visited block moved;
+//   - only a pass over all blocks in which no block moved certifies optimality.
+// Skipping changes which blocks are visited, never a step: the optimum reached is the same.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace dualgap_bcfw {
+
+class Shrinking {
+ public:
+  /// every = 0: off (every pass visits all blocks).
+  Shrinking(int every, std::size_t n) : every_(every), shrunk_(every > 0 ? n : 0, 0) {}
+
+  bool enabled() const { return every_ > 0; }
+  /// Whether the exact pass of this outer iteration visits every block (and re-decides which
+  /// are shrunk). Call once per iteration, before the pass.
+  bool begin_pass(int iteration) {
+    full_ = !enabled() || iteration % every_ == 1 || every_ == 1 || !moved_last_;
+    moved_last_ = false;
+    return full_;
+  }
+  /// Whether block i is skipped in this pass.
+  bool skip(std::size_t i) const { return !full_ && shrunk_[i]; }
+  /// Whether this pass skips some blocks.
+  bool skipping() const { return !full_; }
+  /// The blocks this pass visits, in index order (a pass's order permutes them: permuting n
+  /// indices to visit a tenth of them would cost more than the skipping saves).
+  std::vector<std::size_t>& active() {
+    active_.clear();
+    for (std::size_t i = 0; i < shrunk_.size(); ++i)
+      if (!shrunk_[i]) active_.push_back(i);
+    return active_;
+  }
+  /// After the exact step on block i: moved = whether the block changed.
+  void visited(std::size_t i, bool moved) {
+    moved_last_ |= moved;
+    if (enabled()) shrunk_[i] = !moved;
+  }
+  /// Share of the blocks currently shrunk (for the record).
+  double shrunk_share() const {
+    if (shrunk_.empty()) return 0.0;
+    std::size_t s = 0;
+    for (char b : shrunk_) s += b != 0;
+    return static_cast<double>(s) / static_cast<double>(shrunk_.size());
+  }
+
+ private:
+  int every_;
+  std::vector<char> shrunk_;
+  std::vector<std::size_t> active_;
+  bool full_ = true;
+  bool moved_last_ = true;
+};
+
+}  // namespace dualgap_bcfw

@@ -1,0 +1,169 @@
+// Exact block steps for multi-class blocks (option block_step: exact): the block's sub-problem
+// of the structural SVM dual solved in closed form instead of one Frank-Wolfe step towards the
+// max-oracle's plane. This is the dual coordinate step of Crammer and Singer's multi-class SVM
+// (LIBLINEAR -s 4; Keerthi, Sundararajan, Chang, Hsieh, Lin, KDD 2008), written in the BCFW
+// dual of dual_state.hpp.
+//
+// Valid when every example is one unit and w has no transition block, so that the planes of
+// example i are the K vertices of a simplex: phi^i is a distribution mbar_i over the K classes,
+//   w = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i),   phi_circ = (1/n) sum_i <mbar_i, o_i>,
+// with o_i(k) = Delta(y_i, k) + c(k) - c(y_i). Changing block i alone to m changes w by
+// (1/(lambda n)) x_i (x) (mbar_i - m), and n times the dual F becomes, up to a constant,
+//   <m, S + o_i> - ||x_i||^2/(2 lambda n) ||m - mbar_i||^2,    S_k = <w_k, x_i> at the current w,
+// a concave quadratic over the simplex whose maximizer is a Euclidean projection:
+//   m* = Proj_simplex( mbar_i + (lambda n / ||x_i||^2) (S + o_i) ).
+// The step moves block i to m* (so F never decreases and the block is optimal for the other
+// blocks fixed): the FW step of BCFW moves only towards the best vertex, with a line search.
+//
+// Storage: mbar (n x K, row i = mbar_i) and o (n x K) dense; w and phi_circ as in DualState.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "dual_state.hpp"
+#include "simd/clones.hpp"
+
+namespace dualgap_bcfw {
+
+/// out = the Euclidean projection of v (K values) onto the probability simplex
+/// {m >= 0, sum m = 1}: m_k = max(v_k - tau, 0) with the threshold tau found by sorting
+/// (Held, Wolfe, Crowder 1974; Duchi et al., ICML 2008). Only entries above max(v) - 1 can be
+/// positive (tau >= max(v) - 1), so only those are sorted: at most a few for a block near its
+/// optimum. `sorted` is scratch.
+inline void project_onto_simplex(const double* v, int K, double* out, std::vector<double>& sorted) {
+  const double top = *std::max_element(v, v + K);
+  sorted.clear();
+  for (int k = 0; k < K; ++k)
+    if (v[k] > top - 1) sorted.push_back(v[k]);
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  double cum = 0, tau = top - 1;
+  for (std::size_t r = 0; r < sorted.size(); ++r) {
+    cum += sorted[r];
+    const double t = (cum - 1) / static_cast<double>(r + 1);
+    if (sorted[r] - t <= 0) break;  // the support ends before r
+    tau = t;
+  }
+  for (int k = 0; k < K; ++k) out[k] = std::max(v[k] - tau, 0.0);
+}
+
+namespace detail {
+// y += a x over d entries (AVX2 + FMA clone when the CPU has them: the core's row_axpy is
+// compiled for the baseline ISA).
+DUALGAP_SIMD_CLONES inline void axpy_row(double* y, double a, const double* x, std::size_t d) {
+  for (std::size_t j = 0; j < d; ++j) y[j] += a * x[j];
+}
+}  // namespace detail
+
+/// Whether exact block steps apply: one unit per example and no transition features.
+inline bool simplex_blocks_apply(const Examples& ex, const StructuredOracle& oracle) {
+  if (oracle.uses_transitions()) return false;
+  for (std::size_t i = 0; i < ex.num_examples(); ++i)
+    if (ex.units_of(i) != 1) return false;
+  return true;
+}
+
+class SimplexBlocks : public DualState {
+ public:
+  /// The loop's compile-time switches between the storages.
+  static constexpr bool kDense = false;
+  static constexpr bool kExact = true;
+
+  /// Changes of a block entry at most this large count as no change: they are rounding of the
+  /// projection, and treating them as moves would keep converged blocks from shrinking.
+  static constexpr double kNoMove = 1e-12;
+
+  /// Throws unless simplex_blocks_apply(ex, oracle).
+  SimplexBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda)
+      : DualState(ex, oracle, lambda) {
+    if (!simplex_blocks_apply(ex, oracle))
+      throw std::runtime_error(
+          "bcfw: block_step: exact needs one unit per example and no transition features "
+          "(multi-class data); use block_step: fw");
+    const auto K = static_cast<std::size_t>(K_);
+    mbar_.assign(n_ * K, 0.0);
+    off_.assign(n_ * K, 0.0);
+    sq_norm_.assign(n_, 0.0);
+    v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
+    touched_.reserve(K);
+    std::vector<int> y(1);
+    for (std::size_t i = 0; i < n_; ++i) {
+      const int yi = ex.y[static_cast<std::size_t>(ex.unit_begin(i))];
+      for (int k = 0; k < K_; ++k) {
+        y[0] = k;
+        off_[i * K + static_cast<std::size_t>(k)] = oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - c_truth_[i];
+      }
+      // Algorithm 2, line 1: phi^i = phi^{i y_i}, the vertex e_{y_i} (DualState set cbar_i = o_i(y_i)).
+      mbar_[i * K + static_cast<std::size_t>(yi)] = 1.0;
+      sq_norm_[i] = ex.X.row_sq_norm(ex.unit_begin(i));
+    }
+  }
+
+  /// Exact step on block i given the unary score table S of the current w (K values) and the
+  /// max-oracle's label yhat with its offset (they give the block gap that gap sampling reads).
+  /// Moves mbar_i to the block optimum m*, updates w, phi_circ and the block offset; returns 1
+  /// when the block moved (some entry by more than kNoMove), else 0 (nothing changed).
+  double step(std::size_t i, const int* yhat, double offset, const double* S) {
+    const auto K = static_cast<std::size_t>(K_);
+    double* mb = mbar_.data() + i * K;
+    const double* o = off_.data() + i * K;
+    double value = 0;  // <mbar_i, S> + cbar_i: the value of the current block's plane
+    for (std::size_t k = 0; k < K; ++k) value += mb[k] * S[k];
+    last_gap_ = S[yhat[0]] + offset - value - cbar_[i];
+    last_block_ = i;
+    last_scale_ = 0;
+
+    const double q = sq_norm_[i];
+    if (q > 0) {
+      const double t = lambda_ * static_cast<double>(n_) / q;
+      for (std::size_t k = 0; k < K; ++k) v_[k] = mb[k] + t * (S[k] + o[k]);
+      project_onto_simplex(v_.data(), K_, m_.data(), sorted_);
+    } else {
+      // x_i = 0: w does not depend on block i; the best vertex of o_i (= the oracle's label).
+      std::fill(m_.begin(), m_.end(), 0.0);
+      m_[static_cast<std::size_t>(yhat[0])] = 1.0;
+    }
+    touched_.clear();
+    double move = 0, circ = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      dm_[k] = mb[k] - m_[k];
+      move = std::max(move, std::abs(dm_[k]));
+      circ += m_[k] * o[k];
+    }
+    if (move <= kNoMove) return 0.0;
+    for (std::size_t k = 0; k < K; ++k)
+      if (dm_[k] != 0.0) touched_.push_back(static_cast<int>(k)), mb[k] = m_[k];
+    move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
+    add_last_change(w.data(), 1.0);
+    return 1.0;
+  }
+
+  /// target += coef * (w after the last step - w before it) = coef/(lambda n) x_i (x) Dm over the
+  /// touched classes. No-op if the last step did not move.
+  void add_last_change(double* target, double coef) const {
+    const double s = coef * last_scale_;
+    if (s == 0.0) return;
+    const auto row = ex_.unit_begin(last_block_);
+    if (ex_.X.is_sparse()) {
+      for (int k : touched_) ex_.X.row_axpy(row, s * dm_[static_cast<std::size_t>(k)], target + static_cast<std::size_t>(k) * d_);
+      return;
+    }
+    const double* x = ex_.X.dense().data() + static_cast<std::size_t>(row) * d_;
+    for (int k : touched_) detail::axpy_row(target + static_cast<std::size_t>(k) * d_, s * dm_[static_cast<std::size_t>(k)], x, d_);
+  }
+
+  /// mbar_i (K values), for tests.
+  const double* marginals(std::size_t i) const { return mbar_.data() + i * static_cast<std::size_t>(K_); }
+
+ private:
+  std::vector<double> mbar_;     ///< n x K: row i = mbar_i, a point of the simplex
+  std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i)
+  std::vector<double> sq_norm_;  ///< ||x_i||^2
+  std::vector<double> v_, m_, dm_, sorted_;  ///< scratch of one step (K values each)
+  std::vector<int> touched_;     ///< classes whose entry the last step changed
+};
+
+}  // namespace dualgap_bcfw
