@@ -40,10 +40,25 @@ struct Options {
   double eps_first = 1.0;   ///< tolerance of the first restart
   double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
   int restarts = 12;        ///< number of restarts (budgets)
+  std::vector<double> eps;  ///< explicit tolerances (then the three above are not used)
   static void bind(dualgap::Binder<Options>& b) {
     b.field(&Options::eps_first, "eps_first", "LIBLINEAR's tolerance (-e) of the first restart").min(1e-12);
     b.field(&Options::eps_factor, "eps_factor", "each restart's tolerance is this times the previous one").range(1e-6, 1.0);
     b.field(&Options::restarts, "restarts", "number of restarts (points of the curve)").range(1, 200);
+    b.field(&Options::eps, "eps",
+            "explicit tolerances, one restart each, decreasing (e.g. [0.1, 0.05, 0.02, 0.01]); "
+            "when given, eps_first, eps_factor and restarts are not used");
+  }
+  bool validate(std::string* error) const {
+    for (std::size_t k = 0; k < eps.size(); ++k)
+      if (!(eps[k] > 0) || (k > 0 && !(eps[k] < eps[k - 1]))) *error = "eps must be positive and decreasing";
+    return error->empty();
+  }
+  dualgap::SamplingSchedule schedule() const {
+    if (eps.empty()) return dualgap::SamplingSchedule::geometric("eps", eps_first, eps_factor, restarts);
+    dualgap::SamplingSchedule s;
+    s.values = eps;
+    return s;
   }
 };
 
@@ -112,7 +127,7 @@ class Liblinear final : public dualgap::Solver {
     parameter param{};
     param.solver_type = cs ? MCSVM_CS : L1R_L2LOSS_SVC;
     param.C = 1.0 / (pb.lambda * n);
-    param.eps = opt_.eps_first;
+    param.eps = opt_.schedule().values.front();
     if (const char* err = check_parameter(&data.prob, &param))
       throw std::runtime_error(std::string("liblinear: ") + err);
     set_print_string_function(&capture);
@@ -169,8 +184,7 @@ class Liblinear final : public dualgap::Solver {
         it.set("liblinear_objective", lambda * printed);
       }
     };
-    dualgap::run_sampled(ctx, dualgap::SamplingSchedule::geometric("eps", opt_.eps_first, opt_.eps_factor, opt_.restarts),
-                         train_once, fill);
+    dualgap::run_sampled(ctx, opt_.schedule(), train_once, fill);
     set_print_string_function(nullptr);
   }
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Time to a relative primal suboptimality, ours against a peer, from one experiment's results.
+
+Usage: ratio.py RESULTS_DIR OURS PEER [--target 1e-3 | --peer-primal] [--load "0.4 0.5"]
+
+RESULTS_DIR holds <solver>__r<k>/run.json (one `dualgap run`). The optimum is bounded below by
+D*, the largest certified dual value of any run (ours and the peer's both certify one), so
+(P - D*) / D* <= target implies that P is within target of the optimum. A run's time to the
+target is the solver time of its first checkpoint that reaches it; for a peer in sampling mode
+(one fresh run per tolerance) it is the time of the first restart whose model reaches it, i.e.
+LIBLINEAR's own time for the first -e of its list that is precise enough. Prints one line:
+median and range over repeats of both, the ratio of the medians (ours / peer; < 1: ours is
+faster), each side's peak RSS and the load given. Standard library only.
+
+--gap G: the time of each run to its own certified duality gap <= G instead.
+--peer-primal: the target is instead the primal value of the peer's last restart (e.g. dlib at
+eps 0.01); the peer's time is that restart's own time, ours the time of our first checkpoint
+whose primal is at most that value (median of the peer's repeats' values).
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def load(results):
+    runs = {}
+    for f in sorted(glob.glob(os.path.join(results, "*__r*", "run.json"))):
+        r = json.load(open(f))
+        runs.setdefault(r["label"] if "label" in r else os.path.basename(os.path.dirname(f)).split("__r")[0], []).append(r)
+    return runs
+
+
+def time_to(run, dstar, target):
+    c = run["curve"]
+    for p, t in zip(c["primal"], c["time"]):
+        if p is not None and (p - dstar) / abs(dstar) <= target:
+            return t
+    return None
+
+
+def fmt(ts):
+    ok = [t for t in ts if t is not None]
+    if len(ok) < len(ts) or not ok:
+        return f"not reached ({len(ok)}/{len(ts)})", None
+    return f"{statistics.median(ok):.3g} s [{min(ok):.3g}-{max(ok):.3g}]", statistics.median(ok)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("ours")
+    ap.add_argument("peer")
+    ap.add_argument("--target", type=float, default=1e-3)
+    ap.add_argument("--peer-primal", action="store_true")
+    ap.add_argument("--gap", type=float, help="instead: time to the run's own duality gap <= GAP")
+    ap.add_argument("--load", default="")
+    a = ap.parse_args()
+    runs = load(a.results)
+    for name in (a.ours, a.peer):
+        if name not in runs:
+            sys.exit(f"ratio.py: no runs of '{name}' in {a.results} (found: {', '.join(runs)})")
+    duals = [d for rs in runs.values() for r in rs for d in r["curve"]["dual"] if d is not None]
+    dstar = max(duals)
+    if a.gap is not None:
+        def gap_time(run):
+            c = run["curve"]
+            return next((t for g, t in zip(c["gap"], c["time"]) if g is not None and g <= a.gap), None)
+        what = f"a duality gap of {a.gap:g}"
+        ours, peer = [gap_time(r) for r in runs[a.ours]], [gap_time(r) for r in runs[a.peer]]
+    elif a.peer_primal:
+        pfinal = statistics.median(r["curve"]["primal"][-1] for r in runs[a.peer])
+        target = (pfinal - dstar) / abs(dstar)
+        what = f"the primal {pfinal:.8g} of {a.peer}'s last restart"
+        peer = [r["curve"]["time"][-1] for r in runs[a.peer]]
+    else:
+        target = a.target
+        what = f"{a.target:g} of the optimum"
+        peer = [time_to(r, dstar, target) for r in runs[a.peer]]
+    if a.gap is None:
+        ours = [time_to(r, dstar, target * (1 + 1e-12)) for r in runs[a.ours]]
+    so, mo = fmt(ours)
+    sp, mp = fmt(peer)
+    ratio = f"{mo / mp:.2f}x" if mo and mp else "-"
+    rss = lambda rs: f"{statistics.median(r['summary']['peak_rss_bytes'] for r in rs) / 2**20:.0f} MB"
+    name = os.path.basename(os.path.normpath(a.results))
+    print(f"{name}: to {what} (D* = {dstar:.8g}): {a.peer} {sp}; {a.ours} {so}; "
+          f"ratio {ratio}; peak RSS {a.ours} {rss(runs[a.ours])}, {a.peer} {rss(runs[a.peer])}; load {a.load}")
+
+
+if __name__ == "__main__":
+    main()
