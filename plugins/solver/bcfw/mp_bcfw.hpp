@@ -117,7 +117,10 @@ class MpBcfw {
       const std::size_t i = order[t];
       if (shrink_.skip(i)) continue;
       ++visited;
-      if (t + 1 < m) prefetch_example(ex_, order[t + 1]);
+      if (t + 1 < m) {
+        prefetch_example(ex_, order[t + 1]);
+        if constexpr (Storage::kExact) st_.prefetch(order[t + 1]);
+      }
       oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
       const int* yhat = lab_.labels.data();
       const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
