@@ -140,6 +140,23 @@ TEST_CASE("shrinking never changes the optimum reached (same primal to 1e-9), vi
   CHECK(most > 0.5);  // most examples end with phi^{i y_i} held or optimal
 }
 
+TEST_CASE("exact steps on sparse data (feature-major w, scores by the solver) follow the dense run") {
+  Data dense, sparse;
+  dense.train = blobs(40, 7, 6, 81, 1.0, false);
+  sparse.train = blobs(40, 7, 6, 81, 1.0, true);
+  dense.train.X = FeatureMatrix(sparse.train.X.to_dense());  // the same numbers, stored densely
+  auto oracle = multiclass();
+  OracleCounters cd, cs;
+  auto rd = run_solver("bcfw", dense, *oracle, 1.0 / 40, exact(5), 60, 0.0, &cd, 3);
+  auto rs = run_solver("bcfw", sparse, *oracle, 1.0 / 40, exact(5), 60, 0.0, &cs, 3);
+  REQUIRE(rd->rows.size() == rs->rows.size());
+  for (std::size_t r = 0; r < rd->rows.size(); ++r) {
+    CHECK(*rs->rows[r].m.primal == doctest::Approx(*rd->rows[r].m.primal).epsilon(1e-10));
+    CHECK(*rs->rows[r].m.dual == doctest::Approx(*rd->rows[r].m.dual).epsilon(1e-10));
+    CHECK(rs->rows[r].counters.exact_calls == rd->rows[r].counters.exact_calls);
+  }
+}
+
 TEST_CASE("without shrinking: n exact oracle calls per pass") {
   Data data;
   data.train = blobs(20, 3, 3, 41, 3.0);

@@ -75,7 +75,8 @@ class MpBcfw {
     if (opt_.working_sets()) init_working_sets();  // line 3
     if (rec_.checkpoint(0, fill()) == dualgap::Action::stop) return;
     for (int iteration = 1;; ++iteration) {  // line 4
-      const double F_start = st_.dual(), t_start = rec_.solver_time_s();
+      // Read by the rule of section 3.4 only (w may be stale in between for exact steps).
+      const double F_start = opt_.approximate_passes() ? st_.dual() : 0.0, t_start = rec_.solver_time_s();
       const bool all_blocks = shrink_.begin_pass(iteration);
       const bool full = order_.full_pass(iteration) && all_blocks;
       const bool moved = exact_pass(iteration, order_.full_pass(iteration));  // line 5
@@ -83,13 +84,17 @@ class MpBcfw {
       if (!moved && full) {
         // No block moved: every block gap at this w is <= 0, so w is optimal.
         converged_ = true;
+        sync();
         rec_.checkpoint(passes, fill());
         return;
       }
       approximate_passes(iteration, passes, F_start, t_start);  // line 6
       if (opt_.working_sets())
         ws_.drop_inactive(iteration, opt_.T, inner_.keeps_weighted_planes());  // line 6, last part
-      if (rec_.due(passes) && rec_.checkpoint(passes, fill()) == dualgap::Action::stop) return;
+      if (rec_.due(passes)) {
+        sync();
+        if (rec_.checkpoint(passes, fill()) == dualgap::Action::stop) return;
+      }
     }
   }
 
@@ -121,7 +126,7 @@ class MpBcfw {
         prefetch_example(ex_, order[t + 1]);
         if constexpr (Storage::kExact) st_.prefetch(order[t + 1]);
       }
-      oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
+      exact_oracle(i);
       const int* yhat = lab_.labels.data();
       const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
       const double* v = plane_features(i, yhat);
@@ -173,6 +178,23 @@ class MpBcfw {
   }
 
   // ---- what depends on the block storage --------------------------------------------------
+
+  /// H_i(w): the exact max-oracle's labeling in lab_ and the unary score table of w in scores_.
+  /// Exact steps on sparse data keep w feature-major and compute the scores themselves.
+  void exact_oracle(std::size_t i) {
+    if constexpr (Storage::kExact) {
+      if (st_.feature_major()) {
+        st_.scores(i, scores_);
+        oracle_.max_oracle_scored(ex_, i, scores_.data(), nullptr, lab_);
+        return;
+      }
+    }
+    oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
+  }
+  /// Makes st_.w current before a checkpoint reads it (inside the solver's time).
+  void sync() {
+    if constexpr (Storage::kExact) st_.sync_w();
+  }
 
   /// H~_i(w) = max_{phi~ in W_i} <phi~, [w 1]> (equation (6)): the index of the best plane.
   std::size_t approximate_oracle(std::size_t i) {

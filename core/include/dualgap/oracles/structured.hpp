@@ -67,6 +67,16 @@ class DUALGAP_API StructuredOracle : public Oracle {
     CallScope scope(*this, CallKind::exact);
     solve(ex, i, w, true, out, scores);
   }
+  /// Loss-augmented max-oracle from a unary score table the caller computed, for a solver that
+  /// keeps w in another layout (bcfw's exact steps on sparse data keep it feature-major).
+  /// requires: unary[u*K + k] = <w_k, x_u> for the units of example i at the caller's w;
+  ///           transition as for argmax (nullptr when !uses_transitions()).
+  /// Counted and timed like max_oracle; computing the scores is then the caller's time.
+  void max_oracle_scored(const Examples& ex, std::size_t i, const double* unary, const double* transition,
+                         Labeling& out) {
+    CallScope scope(*this, CallKind::exact);
+    labeling(ex, i, unary, transition, true, out);
+  }
   /// Prediction (no loss term) at w.
   void decode(const Examples& ex, std::size_t i, const Vector& w, Labeling& out,
               std::vector<double>& scores) {
@@ -129,8 +139,12 @@ class DUALGAP_API StructuredOracle : public Oracle {
     const double* T = uses_transitions()
                           ? w.data() + static_cast<std::size_t>(ex.num_classes) * ex.num_features()
                           : nullptr;
+    labeling(ex, i, scores.data(), T, loss_augmented, out);
+  }
+  void labeling(const Examples& ex, std::size_t i, const double* unary, const double* T, bool loss_augmented,
+                Labeling& out) {
     out.labels.resize(static_cast<std::size_t>(ex.units_of(i)));
-    argmax(ex, i, scores.data(), T, loss_augmented, out);
+    argmax(ex, i, unary, T, loss_augmented, out);
     out.loss = loss(ex, i, out.labels.data());
     out.constant = constant(ex, i, out.labels.data());
   }
