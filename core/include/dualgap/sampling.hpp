@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "dualgap/options.hpp"
 #include "dualgap/solver.hpp"
 
 namespace dualgap {
@@ -41,6 +42,43 @@ struct SamplingSchedule {
   }
   /// Whether the budget is a tolerance (more work as it decreases).
   bool tolerance() const { return budget == "eps"; }
+};
+
+/// The tolerances of a sampled library as solver parameters (LIBLINEAR's -e, dlib's eps), one
+/// declaration for every such plugin: a geometric sequence (eps_first, eps_factor, restarts) or
+/// an explicit decreasing list `eps`, which then replaces the other three. A plugin keeps one as a
+/// member of its Options (with its own defaults) and declares it with bind(b, &Options::member).
+struct EpsSchedule {
+  double eps_first = 1.0;   ///< tolerance of the first restart
+  double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
+  int restarts = 12;        ///< number of restarts
+  std::vector<double> eps;  ///< explicit tolerances (then the three above are not used)
+
+  SamplingSchedule schedule() const {
+    if (eps.empty()) return SamplingSchedule::geometric("eps", eps_first, eps_factor, restarts);
+    SamplingSchedule s;
+    s.values = eps;
+    return s;
+  }
+  /// For the plugin's Options::validate.
+  bool validate(std::string* error) const {
+    for (std::size_t k = 0; k < eps.size(); ++k)
+      if (!(eps[k] > 0) || (k > 0 && !(eps[k] < eps[k - 1]))) *error = "eps must be positive and decreasing";
+    return error->empty();
+  }
+  /// Declares the four parameters of the member `m` of O; `what` names the tolerance.
+  template <class O>
+  static void bind(Binder<O>& b, EpsSchedule O::*m, const std::string& what) {
+    b.field([m](O& o) -> double& { return (o.*m).eps_first; }, "eps_first", what + " of the first restart").min(1e-12);
+    b.field([m](O& o) -> double& { return (o.*m).eps_factor; }, "eps_factor",
+            "each restart's tolerance is this times the previous one")
+        .range(1e-6, 1.0);
+    b.field([m](O& o) -> int& { return (o.*m).restarts; }, "restarts", "number of restarts (points of the curve)")
+        .range(1, 200);
+    b.field([m](O& o) -> std::vector<double>& { return (o.*m).eps; }, "eps",
+            "explicit tolerances, one restart each, decreasing (e.g. [0.1, 0.05, 0.02, 0.01]); when "
+            "given, eps_first, eps_factor and restarts are not used");
+  }
 };
 
 /// Runs the library once per budget of `schedule`. `train(budget)` runs it from scratch with

@@ -26,16 +26,13 @@ namespace {
 using dualgap::Examples;
 
 struct Options {
-  double eps_first = 1.0;   ///< dlib's tolerance (set_epsilon) of the first restart
-  double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
-  int restarts = 10;        ///< number of restarts (budgets)
-  int threads = 1;          ///< dlib's threads for the separation oracle (set_num_threads)
+  dualgap::EpsSchedule eps{1.0, 0.5, 10, {}};  ///< dlib's tolerance (set_epsilon) of each restart
+  int threads = 1;  ///< dlib's threads for the separation oracle (set_num_threads)
   static void bind(dualgap::Binder<Options>& b) {
-    b.field(&Options::eps_first, "eps_first", "dlib's risk-gap tolerance of the first restart (units of P)").min(1e-12);
-    b.field(&Options::eps_factor, "eps_factor", "each restart's tolerance is this times the previous one").range(1e-6, 1.0);
-    b.field(&Options::restarts, "restarts", "number of restarts (points of the curve)").range(1, 200);
+    dualgap::EpsSchedule::bind(b, &Options::eps, "dlib's risk-gap tolerance (units of P)");
     b.field(&Options::threads, "threads", "dlib's threads for the separation oracle").range(1, 256);
   }
+  bool validate(std::string* error) const { return eps.validate(error); }
 };
 
 /// The Potts weight of a graph_cut-like oracle, read off its constant score c(y) = -beta #cut(y)
@@ -122,7 +119,7 @@ class DlibSsvm final : public dualgap::Solver {
       it.w = &model.w;
       it.set("dlib_objective", scale * model.objective);
     };
-    dualgap::run_sampled(ctx, dualgap::SamplingSchedule::geometric("eps", opt_.eps_first, opt_.eps_factor, opt_.restarts),
+    dualgap::run_sampled(ctx, opt_.eps.schedule(),
                          train, fill);
   }
 

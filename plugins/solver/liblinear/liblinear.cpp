@@ -37,29 +37,11 @@ std::string g_output;
 void capture(const char* s) { g_output += s; }
 
 struct Options {
-  double eps_first = 1.0;   ///< tolerance of the first restart
-  double eps_factor = 0.5;  ///< tolerance of restart k+1 = eps_factor x that of restart k
-  int restarts = 12;        ///< number of restarts (budgets)
-  std::vector<double> eps;  ///< explicit tolerances (then the three above are not used)
+  dualgap::EpsSchedule eps{1.0, 0.5, 12, {}};  ///< -e of each restart
   static void bind(dualgap::Binder<Options>& b) {
-    b.field(&Options::eps_first, "eps_first", "LIBLINEAR's tolerance (-e) of the first restart").min(1e-12);
-    b.field(&Options::eps_factor, "eps_factor", "each restart's tolerance is this times the previous one").range(1e-6, 1.0);
-    b.field(&Options::restarts, "restarts", "number of restarts (points of the curve)").range(1, 200);
-    b.field(&Options::eps, "eps",
-            "explicit tolerances, one restart each, decreasing (e.g. [0.1, 0.05, 0.02, 0.01]); "
-            "when given, eps_first, eps_factor and restarts are not used");
+    dualgap::EpsSchedule::bind(b, &Options::eps, "LIBLINEAR's tolerance (-e)");
   }
-  bool validate(std::string* error) const {
-    for (std::size_t k = 0; k < eps.size(); ++k)
-      if (!(eps[k] > 0) || (k > 0 && !(eps[k] < eps[k - 1]))) *error = "eps must be positive and decreasing";
-    return error->empty();
-  }
-  dualgap::SamplingSchedule schedule() const {
-    if (eps.empty()) return dualgap::SamplingSchedule::geometric("eps", eps_first, eps_factor, restarts);
-    dualgap::SamplingSchedule s;
-    s.values = eps;
-    return s;
-  }
+  bool validate(std::string* error) const { return eps.validate(error); }
 };
 
 /// A split in LIBLINEAR's format: per row, 1-based (index, value) pairs ending with index -1.
@@ -127,7 +109,7 @@ class Liblinear final : public dualgap::Solver {
     parameter param{};
     param.solver_type = cs ? MCSVM_CS : L1R_L2LOSS_SVC;
     param.C = 1.0 / (pb.lambda * n);
-    param.eps = opt_.schedule().values.front();
+    param.eps = opt_.eps.schedule().values.front();
     if (const char* err = check_parameter(&data.prob, &param))
       throw std::runtime_error(std::string("liblinear: ") + err);
     set_print_string_function(&capture);
@@ -184,7 +166,7 @@ class Liblinear final : public dualgap::Solver {
         it.set("liblinear_objective", lambda * printed);
       }
     };
-    dualgap::run_sampled(ctx, opt_.schedule(), train_once, fill);
+    dualgap::run_sampled(ctx, opt_.eps.schedule(), train_once, fill);
     set_print_string_function(nullptr);
   }
 
