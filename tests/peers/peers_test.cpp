@@ -268,6 +268,18 @@ TEST_CASE("liblinear -s 5: the core's l1 multitask squared hinge equals LIBLINEA
   }
 }
 
+TEST_CASE("an explicit eps list gives one restart per value, in order; a list that grows is refused") {
+  const Data data = load_data("synthetic_multiclass", {{"n", 80}, {"n_test", 0}, {"d", 5}, {"K", 3}});
+  const std::vector<double> eps = {0.1, 0.05, 0.02, 0.01};
+  auto rec = run_peer("liblinear", {{"eps", eps}}, data, "multiclass", json::object(), 1.0 / 80);
+  REQUIRE(rec->budgets.size() == eps.size());
+  for (std::size_t k = 0; k < eps.size(); ++k) CHECK(rec->budgets[k] == eps[k]);
+  CHECK_THROWS_WITH(dualgap::test::make<Solver>(Kind::solver, "liblinear", json{{"eps", {0.1, 0.2}}}),
+                    doctest::Contains("decreasing"));
+  CHECK_THROWS_WITH(dualgap::test::make<Solver>(Kind::solver, "dlib_ssvm", json{{"eps", {0.1, 0.0}}}),
+                    doctest::Contains("decreasing"));
+}
+
 TEST_CASE("liblinear refuses objectives it does not solve") {
   const Data data = load_data("synthetic_multiclass", {{"n", 30}, {"n_test", 0}, {"d", 3}, {"K", 3}});
   CHECK_THROWS_WITH(run_peer("liblinear", json::object(), data, "multiclass_sq_hinge", json::object(), 0.1),
