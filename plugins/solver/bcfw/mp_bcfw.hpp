@@ -30,6 +30,7 @@
 #include "dualgap/solver.hpp"
 #include "inner_steps.hpp"
 #include "marginal_blocks.hpp"
+#include "minibatch.hpp"
 #include "options.hpp"
 #include "prefetch.hpp"
 #include "support_scores.hpp"
@@ -60,7 +61,8 @@ class MpBcfw {
         ws_(ex),
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         averages_(opt.averaging, opt.multiplane, st.w.size()),
-        inner_(opt.inner_steps, opt.inner) {
+        inner_(opt.inner_steps, opt.inner),
+        batches_(opt.batch_size(), opt.thread_count(), oracle, ex, ctx) {
     if (Storage::kDense && opt_.working_sets()) ws_.keep_vectors(static_cast<std::size_t>(st.w.size()));
     // Inner steps keep the whole table up to date incrementally, so they need it complete.
     support_.enable(opt_.support_scores && !inner_.enabled());
@@ -102,6 +104,7 @@ class MpBcfw {
   bool exact_pass(int iteration, bool full) {
     bool moved = false;
     const std::vector<std::size_t>& order = order_.next(full);
+    if (batches_.enabled()) return minibatch_pass(order, iteration);
     for (std::size_t t = 0; t < n_; ++t) {
       const std::size_t i = order[t];
       if (t + 1 < n_) prefetch_example(ex_, order[t + 1]);
@@ -119,6 +122,24 @@ class MpBcfw {
       }
     }
     return moved;
+  }
+
+  /// Line 5 with option batch > 1: the pass in mini-batches whose exact oracle calls run in
+  /// parallel and whose blocks step together (minibatch.hpp, Wang et al., ICML 2016); each
+  /// oracle plane joins W_i with the batch's step size.
+  bool minibatch_pass(const std::vector<std::size_t>& order, int iteration) {
+    using Slot = typename MiniBatches<Storage>::Slot;
+    return batches_.pass(
+        order, st_,
+        [&](const Slot& s, double gamma) {
+          order_.exact_gap(s.i, -s.change.bracket());
+          if (opt_.working_sets()) {
+            const double* v = nullptr;
+            if constexpr (Storage::kDense) v = s.change.plane.data();
+            ws_.fw_update(s.i, ws_.add(s.i, s.lab.labels.data(), s.offset, iteration, max_planes(), v), gamma);
+          }
+        },
+        [&](const MiniBatches<Storage>& step) { averages_.after_step(step, st_, true); });
   }
 
   /// Line 6: up to M passes of BCFW steps with the approximate oracle H~_i over W_i, stopped
@@ -223,6 +244,7 @@ class MpBcfw {
   BlockOrder order_;
   IterateAverages averages_;
   InnerSteps inner_;
+  MiniBatches<Storage> batches_;
   SupportScores support_;
   dualgap::Labeling lab_;
   std::vector<double> scores_;  ///< unary score table of the current block at w

@@ -2,7 +2,9 @@
 // schema `dualgap describe bcfw` prints and the reader), cross-parameter rules in validate().
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "dualgap/options.hpp"
 
@@ -26,9 +28,23 @@ struct Options {
   Blocks blocks = Blocks::automatic;
   bool support_scores = true;  ///< approximate calls compute only the scores a step reads
   Inner inner = Inner::pairwise;
+  std::string threads = "1";  ///< a positive integer or "auto" (minibatch.hpp)
+  int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
 
   bool working_sets() const { return multiplane && N > 0; }
   bool approximate_passes() const { return working_sets() && M > 0; }
+  /// Option threads as a number (auto: the hardware threads); 0 if it is neither.
+  int thread_count() const {
+    if (threads == "auto") return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int t = 0;
+    for (char ch : threads) {
+      if (ch < '0' || ch > '9' || t > 4096) return 0;
+      t = 10 * t + (ch - '0');
+    }
+    return t;
+  }
+  /// Blocks per mini-batch of an exact pass (1: BCFW's block-by-block pass).
+  int batch_size() const { return batch > 0 ? batch : thread_count(); }
 
   static void bind(dualgap::Binder<Options>& b) {
     b.field(&Options::multiplane, "multiplane", "MP-BCFW: keep working sets and run approximate passes (Algorithm 3)");
@@ -71,11 +87,22 @@ struct Options {
     b.choice(&Options::inner, "inner", {{"pairwise", Inner::pairwise}, {"fw", Inner::fw}},
              "kind of the block-local steps: pairwise (move weight from the worst plane holding "
              "weight to the best plane of W_i) or plain Frank-Wolfe towards the best plane");
+    b.field(&Options::threads, "threads",
+            "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
+            "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "
+            "ICML 2016); approximate passes stay serial. Same numbers for any thread count");
+    b.field(&Options::batch, "batch",
+            "blocks per mini-batch of an exact pass, all stepped with one common exact line "
+            "search (0 = the thread count; 1 = BCFW's block-by-block pass)")
+        .min(0);
   }
   /// Rules across parameters (single values are checked by the schema).
   bool validate(std::string* error) const {
     if (blocks == Blocks::dense && inner_steps > 0) *error = "inner_steps needs blocks: marginals (or auto)";
     else if (inner_steps > 0 && !working_sets()) *error = "inner_steps > 0 needs working sets (multiplane: true, N > 0)";
+    else if (thread_count() < 1 || thread_count() > 4096)
+      *error = "threads expects a positive integer (at most 4096) or auto, got '" + threads + "'";
+    else if (batch_size() > 1 && inner_steps > 0) *error = "inner_steps needs batch: 1 (one block per exact step)";
     return error->empty();
   }
 };
