@@ -21,7 +21,7 @@
 // A batch ends before a block it already holds (uniform or gap sampling may repeat a block), so
 // every block of a batch moves from its own current point.
 //
-// Threads and numbers: the parallel part (oracle call, the block's change and its bracket)
+// Threads and numbers (threads: worker_pool.hpp, created once per solve): the parallel part (oracle call, the block's change and its bracket)
 // reads the state only and writes the batch slot it owns; everything after it (the sum, the line
 // search, the moves) is serial in slot order. So a run's numbers depend on batch, never on the
 // thread count or the scheduling: threads 1 and threads 2 with the same batch and seed give the
@@ -32,8 +32,6 @@
 // MP-BCFW and the checkpoints' evaluation stay serial on the run's oracle.
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -43,6 +41,7 @@
 #include "dual_state.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/solver.hpp"
+#include "worker_pool.hpp"
 
 namespace dualgap_bcfw {
 
@@ -65,7 +64,8 @@ class MiniBatches {
         threads_(std::max(1, std::min(threads, batch))),
         ex_(ex),
         slots_(static_cast<std::size_t>(std::max(batch, 1))),
-        in_batch_(ex.num_examples(), 0) {
+        in_batch_(ex.num_examples(), 0),
+        pool_(threads_) {
     oracles_.push_back(&oracle);
     for (int t = 1; t < threads_; ++t) {
       if (!ctx.make_oracle)
@@ -125,22 +125,23 @@ class MiniBatches {
   /// block's change. Slot s is computed by one thread with that thread's oracle; no thread writes
   /// anything but its slots and its oracle's counters.
   void oracle_calls(const Storage& st, std::size_t b) {
-    const int nb = static_cast<int>(b);
-    // An exception must not leave an OpenMP region: kept per slot, rethrown after it.
+    // Thread t takes slots t, t + threads, ...; an exception must not escape a worker: kept
+    // per slot, rethrown after the section.
     std::vector<std::exception_ptr>& failed = failed_;
     failed.assign(b, nullptr);
-#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
-    for (int s = 0; s < nb; ++s) {
-      Slot& sl = slots_[static_cast<std::size_t>(s)];
-      try {
-        const std::size_t i = sl.i;
-        oracles_[static_cast<std::size_t>(omp_get_thread_num())]->max_oracle(ex_, i, st.w, sl.lab, sl.scores);
-        sl.offset = sl.lab.loss + sl.lab.constant - st.truth_constant(i);
-        st.direction(i, sl.lab.labels.data(), sl.offset, sl.scores.data(), sl.change);
-      } catch (...) {
-        failed[static_cast<std::size_t>(s)] = std::current_exception();
+    auto section = [&](int t) {
+      for (std::size_t s = static_cast<std::size_t>(t); s < b; s += static_cast<std::size_t>(threads_)) {
+        Slot& sl = slots_[s];
+        try {
+          oracles_[static_cast<std::size_t>(t)]->max_oracle(ex_, sl.i, st.w, sl.lab, sl.scores);
+          sl.offset = sl.lab.loss + sl.lab.constant - st.truth_constant(sl.i);
+          st.direction(sl.i, sl.lab.labels.data(), sl.offset, sl.scores.data(), sl.change);
+        } catch (...) {
+          failed[s] = std::current_exception();
+        }
       }
-    }
+    };
+    pool_.run(section);
     if (dualgap::OracleCounters* c = oracles_[0]->counters())
       for (std::size_t t = 1; t < counters_.size(); ++t) c->add(counters_[t]), counters_[t] = dualgap::OracleCounters{};
     for (const auto& e : failed)
@@ -195,6 +196,7 @@ class MiniBatches {
   std::vector<unsigned char> seg_mark_;
   std::vector<std::size_t> seg_begin_, seg_size_;
   double scale_ = 0;  ///< w moved by scale_ * D_ in the last batch step
+  WorkerPool pool_;   ///< last member: its threads stop before anything they read goes
 };
 
 }  // namespace dualgap_bcfw

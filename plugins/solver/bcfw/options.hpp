@@ -90,7 +90,8 @@ struct Options {
     b.field(&Options::threads, "threads",
             "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
             "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "
-            "ICML 2016); approximate passes stay serial. Same numbers for any thread count");
+            "ICML 2016); approximate passes stay serial. The numbers depend on batch, not on threads "
+            "(but batch 0 follows threads)");
     b.field(&Options::batch, "batch",
             "blocks per mini-batch of an exact pass, all stepped with one common exact line "
             "search (0 = the thread count; 1 = BCFW's block-by-block pass)")
