@@ -19,13 +19,16 @@ struct TestProblem {
   }
 };
 
-/// Chains with transitions (marginal tables), a 2 x 3 graph-cut grid with a Potts constant
+/// Chains with transitions (synthetic_chain, chain_viterbi; marginal tables), a 2 x 3 graph-cut grid with a Potts constant
 /// (marginal tables and, forced, dense blocks) and multi-class blobs (one unit per example).
 std::vector<TestProblem> problems() {
   std::vector<TestProblem> out;
   {
-    TestProblem p{"chain", {}, nullptr, "chain_viterbi", json::object(), 0.05};
-    p.data.train = sequences(15, 3, 6, 4, 5, 91);
+    auto ds = dualgap::test::make<dualgap::DatasetPlugin>(
+        Kind::dataset, "synthetic_chain", json{{"n_train", 15}, {"n_test", 0}, {"K", 5}, {"d", 4}, {"max_length", 7}});
+    dualgap::DatasetContext dctx;
+    dctx.seed = 91;
+    TestProblem p{"chain", ds->load(dctx), nullptr, "chain_viterbi", json::object(), 0.05};
     p.oracle = dualgap::test::make<StructuredOracle>(Kind::oracle, p.plugin);
     out.push_back(std::move(p));
   }

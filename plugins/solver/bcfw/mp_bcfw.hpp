@@ -6,9 +6,9 @@
 //   2: set phi = sum_i phi^i                                       (w = 0, DualState)
 //   3: if N > 0 then W_i = {phi^i}                                 init_working_sets()
 //   4: repeat until some stopping criterion                        run(): the recorder stops it
-//   5:   one pass through i in random order: BCFW update with      exact_pass()
-//        the exact term H_i(w), add phihat^i to W_i, evict the
-//        longest inactive plane if |W_i| > N
+//   5:   one pass through i in random order: BCFW update with      exact_pass(); with option
+//        the exact term H_i(w), add phihat^i to W_i, evict the     batch > 1 in mini-batches:
+//        longest inactive plane if |W_i| > N                       minibatch_pass()
 //   6:   up to M passes (section 3.4 rule): BCFW update with       approximate_passes()
 //        H~_i(w) = max over W_i; remove planes not active
 //        during the last T outer iterations
