@@ -71,6 +71,7 @@ void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& 
     const LoadedPlugin& op = reg.get(Kind::oracle, cfg["oracle"]["plugin"]);
     json params = resolve_expressions(op.description->params, cfg["oracle"]["params"], out.vars);
     out.oracle = create_object<Oracle>(op, Params(params));
+    out.make_oracle = [op, params] { return create_object<Oracle>(op, Params(params)); };
     out.oracle->attach_counters(counters);
     pb.oracle = out.oracle.get();
   }

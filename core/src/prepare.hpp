@@ -4,6 +4,7 @@
 // saved iterates on the same (or an overridden) data.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,8 @@ struct PreparedRun {
   Data data;
   Problem problem;                 ///< points into `data`: a PreparedRun is filled in place, never moved
   std::shared_ptr<Oracle> oracle;  ///< counted through the counters given to prepare_run
+  /// Fresh objects of the same oracle plugin and parameters, uncounted (SolverContext::make_oracle).
+  std::function<std::shared_ptr<Oracle>()> make_oracle;
   std::shared_ptr<Solver> solver;
   json vars;                       ///< n, N, d, K of the training split (expressions)
   json solver_params;              ///< the solver's parameters, expressions evaluated

@@ -230,6 +230,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
       json v = apply_schema(fp.description->params, given, "features plugin " + plugin, nullptr, &vars);
       return create_object<FeatureGenerator>(fp, Params(v));
     };
+    ctx.make_oracle = prepared.make_oracle;
     rec.start();
     solver->solve(pb, ctx);
     rec.finish();

@@ -252,11 +252,13 @@ inline QpSolution solve_dual_qp(const Examples& ex, StructuredOracle& oracle, do
   return s;
 }
 
-/// Runs solver plugin `name` with `params` on (train, test) and `oracle`.
+/// Runs solver plugin `name` with `params` on (train, test) and `oracle`; `make_oracle` is the
+/// oracle factory a threaded solver asks for (as the runner's SolverContext::make_oracle).
 inline std::unique_ptr<TestRecorder> run_solver(const std::string& name, const Data& data, StructuredOracle& oracle,
                                                 double lambda, const json& params, double max_passes, double gap,
                                                 OracleCounters* counters, double every = 1,
-                                                std::uint64_t seed = 1) {
+                                                std::uint64_t seed = 1,
+                                                std::function<std::shared_ptr<Oracle>()> make_oracle = {}) {
   auto solver = dualgap::test::make<Solver>(Kind::solver, name, params);
   oracle.attach_counters(counters);
   auto rec = std::make_unique<TestRecorder>(max_passes, gap, counters, every);
@@ -268,6 +270,7 @@ inline std::unique_ptr<TestRecorder> run_solver(const std::string& name, const D
   SolverContext ctx;
   ctx.recorder = rec.get();
   ctx.seed = seed;
+  ctx.make_oracle = std::move(make_oracle);
   solver->solve(pb, ctx);
   oracle.attach_counters(nullptr);
   return rec;
@@ -279,10 +282,12 @@ inline std::unique_ptr<TestRecorder> run_solver(const std::string& name, const D
 inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle& oracle, double lambda,
                                               const json& params, double max_passes, double gap,
                                               OracleCounters* counters, double every = 1,
-                                              std::uint64_t seed = 1) {
+                                              std::uint64_t seed = 1,
+                                              std::function<std::shared_ptr<Oracle>()> make_oracle = {}) {
   json p = params;
   if (!p.contains("block_step")) p["block_step"] = "fw";
-  return run_solver("bcfw", data, oracle, lambda, p, max_passes, gap, counters, every, seed);
+  return run_solver("bcfw", data, oracle, lambda, p, max_passes, gap, counters, every, seed,
+                    std::move(make_oracle));
 }
 
 }  // namespace bcfw_test

@@ -5,7 +5,10 @@
 // CallScope and then call a *protected virtual* implementation. Solvers can only reach the
 // counted entry points, so a solver cannot forget to count (non-virtual interface idiom; this
 // replaces the proxy object of design.md: same guarantee, no second object, no extra virtual
-// hop). The runner attaches one OracleCounters per run.
+// hop). The runner attaches one OracleCounters per run. A solver that calls an oracle from
+// several threads gives each worker its own oracle object (SolverContext::make_oracle) with its
+// own counters and adds them to the run's counters (OracleCounters::add) before the recorder
+// reads them.
 //
 // While the recorder evaluates a checkpoint, `evaluating` is set: calls made then (e.g. the n
 // max-oracle calls of the SSVM primal) are counted as evaluation, not training, and their time
@@ -29,6 +32,17 @@ struct OracleCounters {
   double approx_time_s = 0;            ///< time inside approximate calls, training only
   double eval_oracle_time_s = 0;       ///< time inside calls made by evaluation
   bool evaluating = false;
+
+  /// Adds the counts and times of `other` (a worker thread's counters, merged by a threaded
+  /// solver after each parallel section: oracle time becomes the sum over threads).
+  void add(const OracleCounters& other) {
+    exact_calls += other.exact_calls;
+    approx_calls += other.approx_calls;
+    eval_calls += other.eval_calls;
+    oracle_time_s += other.oracle_time_s;
+    approx_time_s += other.approx_time_s;
+    eval_oracle_time_s += other.eval_oracle_time_s;
+  }
 };
 
 enum class CallKind { exact, approximate };

@@ -81,6 +81,12 @@ struct SolverContext {
   /// draw feature blocks themselves, e.g. stagewise least squares).
   std::function<std::shared_ptr<FeatureGenerator>(const std::string& plugin, const json& params)>
       make_features;
+  /// Returns a new object of the run's oracle plugin with the same resolved parameters and no
+  /// counters attached (plugin API 4): oracles keep buffers and are not thread-safe, so a
+  /// solver that calls the oracle from several threads gives each worker its own object, counts
+  /// its calls in its own OracleCounters and merges them (OracleCounters::add). Empty when the
+  /// run has no oracle or the caller (e.g. a test) does not provide one.
+  std::function<std::shared_ptr<Oracle>()> make_oracle;
 };
 
 class DUALGAP_API Solver : public PluginObject {

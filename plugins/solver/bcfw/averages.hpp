@@ -25,7 +25,7 @@ class Average {
   explicit Average(Eigen::Index dim) : U_(Vector::Zero(dim)) {}
 
   /// Called after every step (of any kind), with the state whose last change is to be counted
-  /// (a block storage: MarginalBlocks or DenseBlocks).
+  /// (a block storage: MarginalBlocks or DenseBlocks; or a mini-batch step).
   template <class Blocks>
   void after_step(const Blocks& s) {
     if (samples_ > 0) s.add_last_change(U_.data(), c(samples_));
@@ -80,9 +80,15 @@ class IterateAverages {
   /// of the step's kind; the other average only books the change (lazy, see Average).
   template <class Blocks>
   void after_step(const Blocks& st, bool exact) {
+    after_step(st, st, exact);
+  }
+  /// The same when the change of w is not the storage's last block step but `change`'s
+  /// (a mini-batch step, minibatch.hpp: anything with add_last_change(target, coef)).
+  template <class Change>
+  void after_step(const Change& change, const DualState& st, bool exact) {
     if (!on_) return;
-    exact_.after_step(st);
-    if (multiplane_) approx_.after_step(st);
+    exact_.after_step(change);
+    if (multiplane_) approx_.after_step(change);
     if (exact) exact_.sample(st);
     else if (multiplane_) approx_.sample(st);
   }

@@ -54,6 +54,30 @@ class DenseBlocks : public DualState {
     return apply(i, offset - cbar_[i], 1.0);
   }
 
+  // ---- mini-batch steps (minibatch.hpp) ---------------------------------------------------
+  /// A block's change in a mini-batch, with the target plane's feature vector (which a working
+  /// set keeps).
+  struct Direction : BlockChange {
+    std::vector<double> plane;  ///< A_i^T e(yhat)
+  };
+  /// Delta = v_i - A_i^T e(yhat), lin = <Delta, w>, doff; S is not needed. Reads the state only:
+  /// several threads may build the changes of distinct blocks at once.
+  void direction(std::size_t i, const int* yhat, double offset, const double* /*S*/, Direction& c) const {
+    clear_change(c);
+    c.plane.resize(static_cast<std::size_t>(w.size()));
+    plane_vector(i, yhat, c.plane.data());
+    c.delta = blocks_.col(static_cast<Eigen::Index>(i)) - Eigen::Map<const Vector>(c.plane.data(), w.size());
+    for (int k = 0; k < K_; ++k) c.segs.push_back(k);
+    c.lin = c.delta.dot(w);
+    c.doff = offset - cbar_[i];
+  }
+  /// Moves block i by gamma along its change (v_i -= gamma Delta, the offsets); w is moved by
+  /// the caller (the summed change of the batch). Serial.
+  void move_block(std::size_t i, double gamma, const Direction& c) {
+    block(i) -= gamma * c.delta;
+    move_block_offset(i, gamma, c.doff);
+  }
+
   /// target += coef * (w after the last step - w before it). No-op if the last step was null.
   void add_last_change(double* target, double coef) const {
     const double s = coef * last_scale_;

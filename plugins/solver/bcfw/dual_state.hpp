@@ -24,6 +24,18 @@ using dualgap::Examples;
 using dualgap::StructuredOracle;
 using dualgap::Vector;
 
+/// One block's part of a mini-batch step (minibatch.hpp), built by a worker thread: the
+/// feature-space change Delta_i = phi^i_star - phihat_star (unscaled by 1/n) densely over the
+/// segments it touches, its value against w and the rise of the block offset.
+struct BlockChange {
+  double lin = 0;          ///< <Delta_i, w>
+  double doff = 0;         ///< offset of the target - offset of the block (n phi_circ units)
+  Vector delta;            ///< Delta_i, zero outside `segs`
+  std::vector<int> segs;   ///< the segments of w (DualState::segment_begin) Delta_i touches
+  /// Value of the block minus value of its target: minus n times the block gap at w.
+  double bracket() const { return lin - doff; }
+};
+
 class DualState {
  public:
   Vector w;             ///< = -phi_star / lambda
@@ -38,6 +50,36 @@ class DualState {
   /// Value of the target minus value of the current block before the last step (n times the
   /// block duality gap g_i when the target is the exact oracle's plane).
   double last_gap() const { return last_gap_; }
+
+  // ---- mini-batch steps (minibatch.hpp): several blocks moved with one common gamma ----
+  /// Exact line search along the sum of the batch's changes: bracket = sum over the batch of
+  /// (value of the current block - value of its target), norm2 = squared norm of the summed
+  /// feature-space change; the same formula as one block's step (line_search), clipped to [0, 1].
+  double batch_gamma(double bracket, double norm2) const {
+    if (norm2 > 0) return std::clamp(-lambda_ * static_cast<double>(n_) * bracket / norm2, 0.0, 1.0);
+    return bracket < 0 ? 1.0 : 0.0;
+  }
+  /// n phi^i_circ, the offset part of block i.
+  double block_offset(std::size_t i) const { return cbar_[i]; }
+  /// The offset part of a batch step on block i: its offset rises by gamma doff.
+  void move_block_offset(std::size_t i, double gamma, double doff) {
+    phi_circ += gamma * doff / static_cast<double>(n_);
+    cbar_[i] += gamma * doff;
+  }
+  /// Feature-space segments of w, the unit of sparsity of a batch step: segment k < K is the
+  /// class block [k d, (k+1) d), segment K the transition block [K d, dim) when there is one.
+  std::size_t segment_begin(int s) const { return static_cast<std::size_t>(s) * d_; }
+  std::size_t segment_size(int s) const {
+    return s < K_ ? d_ : static_cast<std::size_t>(w.size()) - static_cast<std::size_t>(K_) * d_;
+  }
+  /// Zeroes a change for reuse (only the segments it touched; sized on first use).
+  void clear_change(BlockChange& c) const {
+    if (c.delta.size() != w.size()) c.delta = Vector::Zero(w.size());
+    for (int sg : c.segs)
+      c.delta.segment(static_cast<Eigen::Index>(segment_begin(sg)), static_cast<Eigen::Index>(segment_size(sg))).setZero();
+    c.segs.clear();
+  }
+  int num_segments() const { return static_cast<std::size_t>(w.size()) > static_cast<std::size_t>(K_) * d_ ? K_ + 1 : K_; }
 
  protected:
   /// Algorithm 2, line 1: phi^i = phi^{i y_i} (the zero plane when Delta(y_i, y_i) = 0), so

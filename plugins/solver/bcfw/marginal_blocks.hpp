@@ -216,6 +216,106 @@ class MarginalBlocks : public DualState {
     return true;
   }
 
+  // ---- mini-batch steps (minibatch.hpp) ---------------------------------------------------
+  /// A block's change in a mini-batch: Delta m = mbar_i - m(yhat) as its nonzero entries and
+  /// the pair-table change, with the worker's own scratch tables.
+  struct Direction : BlockChange {
+    std::vector<std::pair<int, int>> dm_at;  ///< (unit, class) of each nonzero of Delta m
+    std::vector<double> dm;                  ///< its value
+    std::vector<std::pair<int, double>> dp;  ///< (pair index a K + b, value) of the pair change
+    std::vector<int> mark;                   ///< scratch, units x K
+    std::vector<double> pair;                ///< scratch, K x K
+    std::vector<int> pair_idx;               ///< entries of `pair` that may be nonzero
+    std::vector<unsigned char> pair_mark, seg_mark;
+  };
+  /// Builds the change of a step on block i towards the plane of labeling yhat (offset
+  /// Delta + c(yhat) - c(y_i)), with S the unary score table of w for example i: Delta m, the
+  /// pair change, lin = <Delta m, S> + <dp, W_trans>, doff, and Delta = A_i^T Delta m (+ dp)
+  /// densely over its class blocks. Reads the state only: several threads may build the changes
+  /// of distinct blocks at once.
+  void direction(std::size_t i, const int* yhat, double offset, const double* S, Direction& c) const {
+    clear_change(c);
+    const int U = ex_.units_of(i);
+    const std::size_t KK = static_cast<std::size_t>(K_) * K_;
+    if (c.mark.size() < max_units_ * K_) c.mark.assign(max_units_ * K_, 0);
+    if (c.seg_mark.size() != static_cast<std::size_t>(num_segments())) c.seg_mark.assign(num_segments(), 0);
+    c.dm_at.clear(), c.dm.clear(), c.dp.clear();
+    for (const MEntry& e : mbar_[i]) {
+      c.mark[e.u * K_ + e.k] = 1;
+      const double v = e.v - (e.k == yhat[e.u] ? 1.0 : 0.0);
+      if (v != 0.0) c.dm_at.emplace_back(e.u, e.k), c.dm.push_back(v);
+    }
+    for (int u = 0; u < U; ++u)
+      if (!c.mark[u * K_ + yhat[u]]) c.dm_at.emplace_back(u, yhat[u]), c.dm.push_back(-1.0);
+    for (const MEntry& e : mbar_[i]) c.mark[e.u * K_ + e.k] = 0;
+    double lin = 0;
+    for (std::size_t q = 0; q < c.dm.size(); ++q) lin += c.dm[q] * S[c.dm_at[q].first * K_ + c.dm_at[q].second];
+    // Delta = A_i^T Delta m: row u of X into class block k, for each nonzero (u, k).
+    const auto b = ex_.unit_begin(i);
+    for (std::size_t q = 0; q < c.dm.size(); ++q) {
+      const int k = c.dm_at[q].second;
+      if (!c.seg_mark[k]) c.seg_mark[k] = 1, c.segs.push_back(k);
+      ex_.X.row_axpy(b + c.dm_at[q].first, c.dm[q], c.delta.data() + segment_begin(k));
+    }
+    if (trans_) {
+      if (c.pair.size() != KK) c.pair.assign(KK, 0.0), c.pair_mark.assign(KK, 0);
+      auto touch = [&](int t) {
+        if (!c.pair_mark[t]) c.pair_mark[t] = 1, c.pair_idx.push_back(t);
+      };
+      c.pair_idx.clear();
+      for (const PEntry& e : pbar_[i]) touch(e.t), c.pair[e.t] += e.v;
+      StructuredOracle::for_each_pair(ex_, i, [&](int a, int cc) {
+        const int t = yhat[a] * K_ + yhat[cc];
+        touch(t);
+        c.pair[t] -= 1.0;
+      });
+      const double* T = w.data() + static_cast<std::size_t>(K_) * d_;
+      double* D = c.delta.data() + segment_begin(K_);
+      for (int t : c.pair_idx) {
+        const double v = c.pair[t];
+        c.pair[t] = 0.0, c.pair_mark[t] = 0;
+        if (v == 0.0) continue;
+        c.dp.emplace_back(t, v);
+        lin += v * T[t];
+        D[t] = v;
+      }
+      if (!c.dp.empty()) c.segs.push_back(K_);
+    }
+    for (int k : c.segs) c.seg_mark[k] = 0;
+    c.lin = lin;
+    c.doff = offset - cbar_[i];
+  }
+  /// Moves block i by gamma along its change c (mbar_i -= gamma Delta m, the pair table, the
+  /// offsets); w is moved by the caller (the summed change of the batch). Serial.
+  void move_block(std::size_t i, double gamma, const Direction& c) {
+    index(i);
+    auto& mb = mbar_[i];
+    for (std::size_t q = 0; q < c.dm.size(); ++q) {
+      const auto [u, k] = c.dm_at[q];
+      int& pos = mpos_[u * K_ + k];
+      if (pos) {
+        mb[static_cast<std::size_t>(pos - 1)].v -= gamma * c.dm[q];
+      } else {
+        mb.push_back(MEntry{u, k, 0.0 - gamma * c.dm[q]});
+        pos = static_cast<int>(mb.size());
+      }
+    }
+    if (trans_) {
+      auto& pb = pbar_[i];
+      for (const auto& [t, v] : c.dp) {
+        int& pos = ppos_[t];
+        if (pos) {
+          pb[static_cast<std::size_t>(pos - 1)].v -= gamma * v;
+        } else {
+          pb.push_back(PEntry{t, 0.0 - gamma * v});
+          pos = static_cast<int>(pb.size());
+        }
+      }
+    }
+    unindex(i);
+    move_block_offset(i, gamma, c.doff);
+  }
+
   /// target += coef * (w after the last step - w before it). No-op if the last step was null.
   void add_last_change(double* target, double coef) const {
     const double s = coef * last_scale_;

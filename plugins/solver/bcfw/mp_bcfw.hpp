@@ -6,9 +6,9 @@
 //   2: set phi = sum_i phi^i                                       (w = 0, DualState)
 //   3: if N > 0 then W_i = {phi^i}                                 init_working_sets()
 //   4: repeat until some stopping criterion                        run(): the recorder stops it
-//   5:   one pass through i in random order: BCFW update with      exact_pass()
-//        the exact term H_i(w), add phihat^i to W_i, evict the
-//        longest inactive plane if |W_i| > N
+//   5:   one pass through i in random order: BCFW update with      exact_pass(); with option
+//        the exact term H_i(w), add phihat^i to W_i, evict the     batch > 1 in mini-batches:
+//        longest inactive plane if |W_i| > N                       minibatch_pass()
 //   6:   up to M passes (section 3.4 rule): BCFW update with       approximate_passes()
 //        H~_i(w) = max over W_i; remove planes not active
 //        during the last T outer iterations
@@ -32,6 +32,7 @@
 #include "dualgap/solver.hpp"
 #include "inner_steps.hpp"
 #include "marginal_blocks.hpp"
+#include "minibatch.hpp"
 #include "options.hpp"
 #include "prefetch.hpp"
 #include "shrinking.hpp"
@@ -65,6 +66,7 @@ class MpBcfw {
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         averages_(opt.averaging, opt.multiplane, st.w.size()),
         inner_(opt.inner_steps, opt.inner),
+        batches_(opt.batch_size(), opt.thread_count(), oracle, ex, ctx),
         shrink_(Storage::kExact ? opt.shrinking : 0, n_) {
     if (Storage::kDense && opt_.working_sets()) ws_.keep_vectors(static_cast<std::size_t>(st.w.size()));
     // Inner steps keep the whole table up to date incrementally, so they need it complete.
@@ -117,6 +119,12 @@ class MpBcfw {
     const std::vector<std::size_t>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
                                                 ? order_.permute(shrink_.active())
                                                 : order_.next(full);
+    if constexpr (!Storage::kExact) {  // exact block steps have batch 1 (Options::validate)
+      if (batches_.enabled()) {
+        passes_ += 1.0;
+        return minibatch_pass(order, iteration);
+      }
+    }
     const std::size_t m = order.size();
     for (std::size_t t = 0; t < m; ++t) {
       const std::size_t i = order[t];
@@ -142,6 +150,24 @@ class MpBcfw {
     }
     passes_ += static_cast<double>(visited) / static_cast<double>(n_);
     return moved;
+  }
+
+  /// Line 5 with option batch > 1: the pass in mini-batches whose exact oracle calls run in
+  /// parallel and whose blocks step together (minibatch.hpp, Wang et al., ICML 2016); each
+  /// oracle plane joins W_i with the batch's step size.
+  bool minibatch_pass(const std::vector<std::size_t>& order, int iteration) {
+    using Slot = typename MiniBatches<Storage>::Slot;
+    return batches_.pass(
+        order, st_,
+        [&](const Slot& s, double gamma) {
+          order_.exact_gap(s.i, -s.change.bracket());
+          if (opt_.working_sets()) {
+            const double* v = nullptr;
+            if constexpr (Storage::kDense) v = s.change.plane.data();
+            ws_.fw_update(s.i, ws_.add(s.i, s.lab.labels.data(), s.offset, iteration, max_planes(), v), gamma);
+          }
+        },
+        [&](const MiniBatches<Storage>& step) { averages_.after_step(step, st_, true); });
   }
 
   /// Line 6: up to M passes of BCFW steps with the approximate oracle H~_i over W_i, stopped
@@ -269,6 +295,7 @@ class MpBcfw {
   BlockOrder order_;
   IterateAverages averages_;
   InnerSteps inner_;
+  MiniBatches<Storage> batches_;
   SupportScores support_;
   Shrinking shrink_;
   dualgap::Labeling lab_;

@@ -2,7 +2,9 @@
 // schema `dualgap describe bcfw` prints and the reader), cross-parameter rules in validate().
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "dualgap/options.hpp"
 
@@ -29,15 +31,29 @@ struct Options {
   Inner inner = Inner::pairwise;
   BlockStep block_step = BlockStep::automatic;
   int shrinking = 100;  ///< block_step exact: a pass over all blocks every `shrinking` passes (0 = off)
+  std::string threads = "1";  ///< a positive integer or "auto" (minibatch.hpp)
+  int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
 
   bool working_sets() const { return multiplane && N > 0; }
   /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
   bool exact_step_allowed() const {
     return block_step == BlockStep::exact ||
            (block_step == BlockStep::automatic && !multiplane && !averaging && inner_steps == 0 &&
-            blocks != Blocks::dense);
+            blocks != Blocks::dense && batch_size() == 1);
   }
   bool approximate_passes() const { return working_sets() && M > 0; }
+  /// Option threads as a number (auto: the hardware threads); 0 if it is neither.
+  int thread_count() const {
+    if (threads == "auto") return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int t = 0;
+    for (char ch : threads) {
+      if (ch < '0' || ch > '9' || t > 4096) return 0;
+      t = 10 * t + (ch - '0');
+    }
+    return t;
+  }
+  /// Blocks per mini-batch of an exact pass (1: BCFW's block-by-block pass).
+  int batch_size() const { return batch > 0 ? batch : thread_count(); }
 
   static void bind(dualgap::Binder<Options>& b) {
     b.field(&Options::multiplane, "multiplane", "MP-BCFW: keep working sets and run approximate passes (Algorithm 3)");
@@ -86,11 +102,20 @@ struct Options {
              "plane with line search: the paper's Algorithms 2 and 3), exact (the block's sub-problem "
              "solved in closed form over the K classes, as Crammer-Singer / LIBLINEAR -s 4: one unit "
              "per example, no transitions, no working sets), or auto: exact where it is valid and "
-             "none of multiplane, averaging, inner_steps, blocks: dense is asked for, else fw (so "
+             "none of multiplane, averaging, inner_steps, blocks: dense, a batch > 1 is asked for, else fw (so "
              "BCFW-avg, MP-BCFW and MP-BCFW-avg are the paper's as written; BCFW is block_step: fw)");
     b.field(&Options::shrinking, "shrinking",
             "block_step exact: skip blocks whose last exact step left them unchanged, visiting all "
             "blocks every `shrinking`-th pass and after a pass without moves (0 = visit all, always)")
+        .min(0);
+    b.field(&Options::threads, "threads",
+            "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
+            "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "
+            "ICML 2016); approximate passes stay serial. The numbers depend on batch, not on threads "
+            "(but batch 0 follows threads)");
+    b.field(&Options::batch, "batch",
+            "blocks per mini-batch of an exact pass, all stepped with one common exact line "
+            "search (0 = the thread count; 1 = BCFW's block-by-block pass)")
         .min(0);
   }
   /// Rules across parameters (single values are checked by the schema).
@@ -99,6 +124,11 @@ struct Options {
     else if (inner_steps > 0 && !working_sets()) *error = "inner_steps > 0 needs working sets (multiplane: true, N > 0)";
     else if (block_step == BlockStep::exact && (multiplane || inner_steps > 0 || blocks == Blocks::dense))
       *error = "block_step: exact has no working sets, inner steps or dense blocks (multiplane: false, inner_steps: 0, blocks: auto)";
+    else if (thread_count() < 1 || thread_count() > 4096)
+      *error = "threads expects a positive integer (at most 4096) or auto, got '" + threads + "'";
+    else if (batch_size() > 1 && inner_steps > 0) *error = "inner_steps needs batch: 1 (one block per exact step)";
+    else if (block_step == BlockStep::exact && batch_size() > 1)
+      *error = "block_step: exact needs batch: 1 (each exact step solves one block against the current w)";
     return error->empty();
   }
 };

@@ -93,6 +93,10 @@ class SimplexBlocks : public DualState {
   static constexpr bool kDense = false;
   static constexpr bool kExact = true;
 
+  /// Mini-batches (minibatch.hpp) never run with exact steps (Options::validate: batch 1), so a
+  /// batch slot of this storage carries nothing.
+  struct Direction {};
+
   /// Changes of a block entry at most this large count as no change: they are rounding of the
   /// projection, and treating them as moves would keep converged blocks from shrinking.
   static constexpr double kNoMove = 1e-12;
