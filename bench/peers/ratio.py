@@ -12,7 +12,8 @@ LIBLINEAR's own time for the first -e of its list that is precise enough. Prints
 median and range over repeats of both, the ratio of the medians (ours / peer; < 1: ours is
 faster), each side's peak RSS and the load given. Standard library only.
 
---gap G: the time of each run to its own certified duality gap <= G instead.
+--gap G / --rel-gap R: the time of each run to its own certified duality gap <= G (<= R x its
+primal) instead.
 --peer-primal: the target is instead the primal value of the peer's last restart (e.g. dlib at
 eps 0.01); the peer's time is that restart's own time, ours the time of our first checkpoint
 whose primal is at most that value (median of the peer's repeats' values).
@@ -56,6 +57,7 @@ def main():
     ap.add_argument("--target", type=float, default=1e-3)
     ap.add_argument("--peer-primal", action="store_true")
     ap.add_argument("--gap", type=float, help="instead: time to the run's own duality gap <= GAP")
+    ap.add_argument("--rel-gap", type=float, help="instead: time to the run's own gap <= REL_GAP x primal")
     ap.add_argument("--load", default="")
     a = ap.parse_args()
     runs = load(a.results)
@@ -64,11 +66,14 @@ def main():
             sys.exit(f"ratio.py: no runs of '{name}' in {a.results} (found: {', '.join(runs)})")
     duals = [d for rs in runs.values() for r in rs for d in r["curve"]["dual"] if d is not None]
     dstar = max(duals)
-    if a.gap is not None:
+    if a.gap is not None or a.rel_gap is not None:
         def gap_time(run):
             c = run["curve"]
-            return next((t for g, t in zip(c["gap"], c["time"]) if g is not None and g <= a.gap), None)
-        what = f"a duality gap of {a.gap:g}"
+            for g, p, t in zip(c["gap"], c["primal"], c["time"]):
+                if g is not None and (g <= a.gap if a.gap is not None else g <= a.rel_gap * abs(p)):
+                    return t
+            return None
+        what = f"a duality gap of {a.gap:g}" if a.gap is not None else f"a duality gap of {a.rel_gap:g} x primal"
         ours, peer = [gap_time(r) for r in runs[a.ours]], [gap_time(r) for r in runs[a.peer]]
     elif a.peer_primal:
         pfinal = statistics.median(r["curve"]["primal"][-1] for r in runs[a.peer])
@@ -79,7 +84,7 @@ def main():
         target = a.target
         what = f"{a.target:g} of the optimum"
         peer = [time_to(r, dstar, target) for r in runs[a.peer]]
-    if a.gap is None:
+    if a.gap is None and a.rel_gap is None:
         ours = [time_to(r, dstar, target * (1 + 1e-12)) for r in runs[a.ours]]
     so, mo = fmt(ours)
     sp, mp = fmt(peer)

@@ -7,10 +7,11 @@
 #   multiclass/*.yaml   multi-class SSVM, lambda = 1/n: bcfw (its default, exact block steps)
 #                       against LIBLINEAR -s 4 over the tolerances 0.1, 0.05, 0.02, 0.01, ...;
 #                       time to 0.1 % of the optimum (ratio.py: how the optimum is bounded).
-#   structured/*.yaml   OCR chain and horse graph cut: bcfw and dlib at the same thread count;
-#                       time to the primal of dlib's run at eps 0.01.
+#   experiments/bcfw-threads/*.yaml   OCR chain and horse graph cut: bcfw on 1 and 2 threads to a
+#                       duality gap of 1e-2 x primal; MP-BCFW and dlib at equal thread counts,
+#                       to the primal of dlib's run at eps 0.01.
 #
-# Usage: bench/peers/run-all.sh [BUILD_DIR] [OUT_DIR] [WORKLOAD...]   (workload: e.g. usps, ocr)
+# Usage: bench/peers/run-all.sh [BUILD_DIR] [OUT_DIR] [WORKLOAD...]   (workload: a file name, e.g. usps, ocr)
 # Needs DUALGAP_DATA (the real data sets). Takes about an hour with 3 repeats; the repeats of a
 # workload are the experiment's `repeats`. Time a quiet machine: the load is printed to judge.
 set -euo pipefail
@@ -44,10 +45,13 @@ report() {  # report OURS PEER [ratio.py options]
 }
 
 for f in "$here"/multiclass/*.yaml; do execute "$f"; report BCFW-exact LIBLINEAR --target 1e-3; done
-for f in "$here"/structured/*.yaml; do
-  [ -e "$f" ] || continue
+for f in "$here"/../../experiments/bcfw-threads/*.yaml; do
   execute "$f"
-  for t in 1 2; do report "BCFW-t$t" "dlib-t$t" --peer-primal; done
-  report BCFW-t2 BCFW-t1 --gap 1e-2   # threads: 2 against 1, to the gap of the issue
+  # threads: BCFW with 2 threads (batch 2) against plain BCFW on 1, and the same batch on 1
+  report BCFW-b2-2t BCFW-1t --rel-gap 1e-2
+  report BCFW-b2-2t BCFW-b2-1t --rel-gap 1e-2
+  # dlib at equal threads, to the primal of its run at eps 0.01: the best of ours (MP-BCFW)
+  report MP-BCFW-1t dlib-1t --peer-primal
+  report MP-BCFW-b2-2t dlib-2t --peer-primal
 done
 echo "summary: $out/summary.txt"
