@@ -287,5 +287,5 @@ TEST_CASE("check: every experiment folder's claims.yaml reads, with a ci profile
     YAML::Node root = YAML::LoadFile(claims.string());
     CHECK_MESSAGE((root["ci"] && root["ci"].IsSequence() && root["ci"].size() > 0), claims.string() << ": no ci profile");
   }
-  CHECK(folders == 17);
+  CHECK(folders == 18);
 }
