@@ -5,8 +5,8 @@
 # Leak checking is off: this check is about memory errors and undefined behaviour, not leaks.
 #
 # CI time (.ci/run, 2 cores, must stay under 45 minutes with the Release suite and the fuzzers):
-# the tree compiles like Release (-O2) without debug information (reports still name the
-# functions) and without the benchmarks. Every test group runs, the SDK group included, except the claims group's
+# the tree compiles at -O1 (CMakeLists.txt, DUALGAP_SANITIZE) without debug information (reports
+# still name the functions) and without the benchmarks. Every test group runs, the SDK group included, except the claims group's
 # "claims at CI scale" cases: they run the papers' experiments on the real data under time
 # budgets (stop.max_time) and judge the curves, and an instrumented build (several times slower)
 # reaches fewer passes in the same seconds, so a verdict there would be about the sanitizer, not

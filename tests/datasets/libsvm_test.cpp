@@ -97,6 +97,24 @@ TEST_CASE("libsvm: parse errors name file and line") {
   CHECK(err("e8.txt", "1 -3:1\n").find("e8.txt:1: invalid feature index '-3'") != std::string::npos);
 }
 
+TEST_CASE("libsvm: labels without any feature are an error; one empty example is a zero row") {
+  test::TempDir dir;
+  // The whole training file labels only (d would be 0): refused at its first example's line,
+  // with num_features given too (all-zero features leave nothing to learn either).
+  auto p = write_file(dir, "lab.txt", "# labels only\n1\n2 \n3 # c\n");
+  auto msg = error_of([&] { load("libsvm", {{"train", p}}); });
+  CHECK(msg.find("lab.txt:2: labels but no features: none of the 3 examples has an index:value pair") != std::string::npos);
+  msg = error_of([&] { load("libsvm", {{"train", p}, {"num_features", 4}}); });
+  CHECK(msg.find("lab.txt:2: labels but no features") != std::string::npos);
+  // A test file of labels only is scored on zero vectors: accepted, d from the training file.
+  auto tr = write_file(dir, "tr.txt", "1 2:1\n2\n");
+  auto te = write_file(dir, "te.txt", "1\n2\n");
+  Data d = load("libsvm", {{"train", tr}, {"test", te}});
+  CHECK(d.train.num_features() == 2);
+  CHECK(d.test.num_examples() == 2);
+  CHECK(d.test.X.nonzeros() == 0);
+}
+
 TEST_CASE("libsvm: dense storage, shared label map with the test file, num_features") {
   test::TempDir dir;
   auto tr = write_file(dir, "tr.txt", "2 1:1\n3 2:1\n");

@@ -167,6 +167,14 @@ class LibsvmDataset final : public DatasetPlugin {
     const bool has_test = !test_path.empty();
     if (has_test) te = parse_libsvm(decompress(raw_test, test_path), test_path);
     if (tr.label_id.empty()) throw data_error(train_path, 0, "no examples in the file");
+    // One example without features is a zero vector (allowed); a training file where no example
+    // has one gives d = 0: nothing to learn, and usually a file in another format or cut short.
+    if (tr.index.empty())
+      throw data_error(train_path, tr.line_of[0],
+                       "labels but no features: " +
+                           (tr.label_id.size() == 1 ? std::string("the one example has")
+                                                    : "none of the " + std::to_string(tr.label_id.size()) + " examples has") +
+                           " an index:value pair (a LIBSVM line is '<label> <index>:<value> ...')");
     // Index base: LIBSVM files are 1-based; "auto" switches to 0-based when index 0 occurs.
     std::int64_t base = 1;
     if (index_base_ == "0") base = 0;
