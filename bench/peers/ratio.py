@@ -3,8 +3,9 @@
 
 Usage: ratio.py RESULTS_DIR OURS PEER [--target 1e-3 | --peer-primal] [--load "0.4 0.5"]
 
-RESULTS_DIR holds <solver>__r<k>/run.json (one `dualgap run`). The optimum is bounded below by
-D*, the largest certified dual value of any run (ours and the peer's both certify one), so
+RESULTS_DIR holds <solver>__r<k>/run.json (one `dualgap run`). The optimum of each repeat (its
+own data split) is bounded below by D*, the largest certified dual value of any run of that
+repeat (ours and the peer's both certify one), so
 (P - D*) / D* <= target implies that P is within target of the optimum. A run's time to the
 target is the solver time of its first checkpoint that reaches it; for a peer in sampling mode
 (one fresh run per tolerance) it is the time of the first restart whose model reaches it, i.e.
@@ -16,7 +17,7 @@ faster), each side's peak RSS and the load given. Standard library only.
 primal) instead.
 --peer-primal: the target is instead the primal value of the peer's last restart (e.g. dlib at
 eps 0.01); the peer's time is that restart's own time, ours the time of our first checkpoint
-whose primal is at most that value (median of the peer's repeats' values).
+whose primal is at most that value (the peer's run of the same repeat).
 """
 import argparse
 import glob
@@ -64,8 +65,16 @@ def main():
     for name in (a.ours, a.peer):
         if name not in runs:
             sys.exit(f"ratio.py: no runs of '{name}' in {a.results} (found: {', '.join(runs)})")
-    duals = [d for rs in runs.values() for r in rs for d in r["curve"]["dual"] if d is not None]
-    dstar = max(duals)
+    # Each repeat has its own data (split and subsampling follow the repeat's data seed), hence its
+    # own optimum: D*, the targets and the peer's reference primal are taken per repeat.
+    def repeat_of(r):
+        return r.get("repeat", 0)
+    dstar = {}
+    for rs in runs.values():
+        for r in rs:
+            ds = [d for d in r["curve"]["dual"] if d is not None]
+            if ds:
+                dstar[repeat_of(r)] = max(dstar.get(repeat_of(r), -float("inf")), max(ds))
     if a.gap is not None or a.rel_gap is not None:
         def gap_time(run):
             c = run["curve"]
@@ -76,22 +85,25 @@ def main():
         what = f"a duality gap of {a.gap:g}" if a.gap is not None else f"a duality gap of {a.rel_gap:g} x primal"
         ours, peer = [gap_time(r) for r in runs[a.ours]], [gap_time(r) for r in runs[a.peer]]
     elif a.peer_primal:
-        pfinal = statistics.median(r["curve"]["primal"][-1] for r in runs[a.peer])
-        target = (pfinal - dstar) / abs(dstar)
-        what = f"the primal {pfinal:.8g} of {a.peer}'s last restart"
+        pfinal = {repeat_of(r): r["curve"]["primal"][-1] for r in runs[a.peer]}
+        what = f"the primal of {a.peer}'s last restart (per repeat)"
         peer = [r["curve"]["time"][-1] for r in runs[a.peer]]
+        ours = []
+        for r in runs[a.ours]:
+            k = repeat_of(r)
+            target = (pfinal[k] - dstar[k]) / abs(dstar[k]) if k in pfinal and k in dstar else -1
+            ours.append(time_to(r, dstar.get(k, 1.0), target * (1 + 1e-12)))
     else:
-        target = a.target
         what = f"{a.target:g} of the optimum"
-        peer = [time_to(r, dstar, target) for r in runs[a.peer]]
-    if a.gap is None and a.rel_gap is None:
-        ours = [time_to(r, dstar, target * (1 + 1e-12)) for r in runs[a.ours]]
+        peer = [time_to(r, dstar[repeat_of(r)], a.target) for r in runs[a.peer]]
+        ours = [time_to(r, dstar[repeat_of(r)], a.target * (1 + 1e-12)) for r in runs[a.ours]]
     so, mo = fmt(ours)
     sp, mp = fmt(peer)
     ratio = f"{mo / mp:.2f}x" if mo and mp else "-"
     rss = lambda rs: f"{statistics.median(r['summary']['peak_rss_bytes'] for r in rs) / 2**20:.0f} MB"
     name = os.path.basename(os.path.normpath(a.results))
-    print(f"{name}: to {what} (D* = {dstar:.8g}): {a.peer} {sp}; {a.ours} {so}; "
+    ds = ", ".join(f"{dstar[k]:.8g}" for k in sorted(dstar))
+    print(f"{name}: to {what} (D* per repeat: {ds}): {a.peer} {sp}; {a.ours} {so}; "
           f"ratio {ratio}; peak RSS {a.ours} {rss(runs[a.ours])}, {a.peer} {rss(runs[a.peer])}; load {a.load}")
 
 
