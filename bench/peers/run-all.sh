@@ -12,8 +12,9 @@
 #                       to the primal of dlib's run at eps 0.01.
 #
 # Usage: bench/peers/run-all.sh [BUILD_DIR] [OUT_DIR] [WORKLOAD...]   (workload: a file name, e.g. usps, ocr)
-# Needs DUALGAP_DATA (the real data sets). Takes about an hour with 3 repeats; the repeats of a
-# workload are the experiment's `repeats`. Time a quiet machine: the load is printed to judge.
+# Needs DUALGAP_DATA (the real data sets). With 3 repeats (each experiment's `repeats`) all
+# workloads took about 30 minutes on the 2-core machine (2026-11-25). Time a quiet machine:
+# the load is printed to judge.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="${1:-$here/../../build}"

@@ -252,6 +252,26 @@ inline QpSolution solve_dual_qp(const Examples& ex, StructuredOracle& oracle, do
   return s;
 }
 
+/// The dual is certified: primal >= dual - tol at every checkpoint.
+inline void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
+  for (const auto& r : rec.rows) {
+    REQUIRE(r.m.primal);
+    REQUIRE(r.m.dual);
+    CHECK_MESSAGE(*r.m.primal >= *r.m.dual - tol,
+                  "passes " << r.passes << ": primal " << *r.m.primal << " < dual " << *r.m.dual);
+  }
+}
+
+/// The last checkpoint against an independent optimum: the primal is within the run's own gap
+/// (+ slack) of the optimum, not below the optimal dual, and the run's dual not above the
+/// optimal primal (both up to tol).
+inline void check_final_against_qp(const TestRecorder& rec, const QpSolution& qp, double slack, double tol) {
+  const auto& m = rec.rows.back().m;
+  CHECK(*m.primal - qp.dual <= *m.primal - *m.dual + slack);
+  CHECK(*m.primal >= qp.dual - tol);
+  CHECK(*m.dual <= qp.primal + tol);
+}
+
 /// Runs solver plugin `name` with `params` on (train, test) and `oracle`; `make_oracle` is the
 /// oracle factory a threaded solver asks for (as the runner's SolverContext::make_oracle).
 inline std::unique_ptr<TestRecorder> run_solver(const std::string& name, const Data& data, StructuredOracle& oracle,

@@ -9,15 +9,6 @@ std::shared_ptr<StructuredOracle> multiclass() {
   return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
 }
 
-void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
-  for (const auto& r : rec.rows) {
-    REQUIRE(r.m.primal);
-    REQUIRE(r.m.dual);
-    CHECK_MESSAGE(*r.m.primal >= *r.m.dual - tol,
-                  "passes " << r.passes << ": primal " << *r.m.primal << " < dual " << *r.m.dual);
-  }
-}
-
 double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
 
 double extra(const dualgap::Scores& m, const std::string& name) { return m.column(name).value_or(std::nan("")); }
@@ -118,9 +109,7 @@ TEST_CASE("all four variants reach the optimum of the independent QP") {
     check_primal_ge_dual(*rec, 1e-12);
     CHECK(final_gap(*rec) < tol);
     // the primal is within the final gap of the optimum
-    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
-    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-12);
-    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-12);
+    check_final_against_qp(*rec, qp, 1e-5, 1e-12);
   }
 }
 
@@ -208,9 +197,7 @@ TEST_CASE("any StructuredOracle: brute-force chain oracle with transitions and a
     auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);
     CHECK(final_gap(*rec) < tol);
-    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
-    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-10);
-    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
+    check_final_against_qp(*rec, qp, 1e-5, 1e-10);
   }
 }
 
@@ -351,9 +338,7 @@ TEST_CASE("graph cut with a Potts constant: dense blocks and marginal tables rea
     }
     for (const auto* rec : {a.get(), b.get()}) {
       CHECK(final_gap(*rec) < tol);
-      CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-10);
-      CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-10);
-      CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-5);
+      check_final_against_qp(*rec, qp, 1e-5, 1e-10);
     }
   }
 }
@@ -401,9 +386,7 @@ TEST_CASE("inner steps and gap sampling reach the optimum of the independent QP 
     auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-7, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);
     CHECK(final_gap(*rec) < tol);
-    CHECK(*rec->rows.back().m.primal - qp.dual <= final_gap(*rec) + 1e-6);
-    CHECK(*rec->rows.back().m.primal >= qp.dual - 1e-12);
-    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-12);
+    check_final_against_qp(*rec, qp, 1e-6, 1e-12);
     if (v.value("inner_steps", 0) > 0) CHECK(c.approx_calls > 0);
   }
 }

@@ -33,12 +33,6 @@ std::shared_ptr<StructuredOracle> multiclass() {
 
 json exact(int shrinking = 0) { return json{{"block_step", "exact"}, {"shrinking", shrinking}}; }
 
-void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
-  for (const auto& r : rec.rows)
-    CHECK_MESSAGE(*r.m.primal >= *r.m.dual - tol, "passes " << r.passes << ": primal " << *r.m.primal
-                                                             << " < dual " << *r.m.dual);
-}
-
 }  // namespace
 
 TEST_CASE("one exact block step reaches the block's QP optimum (one example, K up to 50)") {

@@ -109,7 +109,8 @@ class Liblinear final : public dualgap::Solver {
     parameter param{};
     param.solver_type = cs ? MCSVM_CS : L1R_L2LOSS_SVC;
     param.C = 1.0 / (pb.lambda * n);
-    param.eps = opt_.eps.schedule().values.front();
+    const dualgap::SamplingSchedule schedule = opt_.eps.schedule();
+    param.eps = schedule.values.front();  // checked by check_parameter below
     if (const char* err = check_parameter(&data.prob, &param))
       throw std::runtime_error(std::string("liblinear: ") + err);
     set_print_string_function(&capture);
@@ -166,7 +167,7 @@ class Liblinear final : public dualgap::Solver {
         it.set("liblinear_objective", lambda * printed);
       }
     };
-    dualgap::run_sampled(ctx, opt_.eps.schedule(), train_once, fill);
+    dualgap::run_sampled(ctx, schedule, train_once, fill);
     set_print_string_function(nullptr);
   }
 
