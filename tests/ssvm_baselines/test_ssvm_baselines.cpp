@@ -40,15 +40,6 @@ class CountingMulticlass final : public StructuredOracle {
   }
 };
 
-void check_primal_ge_dual(const TestRecorder& rec, double tol = 1e-12) {
-  for (const auto& r : rec.rows) {
-    REQUIRE(r.m.primal);
-    REQUIRE(r.m.dual);
-    CHECK_MESSAGE(*r.m.primal >= *r.m.dual - tol,
-                  "passes " << r.passes << ": primal " << *r.m.primal << " < dual " << *r.m.dual);
-  }
-}
-
 double final_primal(const TestRecorder& rec) { return *rec.rows.back().m.primal; }
 double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
 
