@@ -206,7 +206,7 @@ TEST_CASE("FCD, L-BFGS-B and projected gradient reach the same restricted optimu
   Examples ex = random_examples(40, 3, 3, 11, false);
   for (double C : {10.0, 1e3}) {
     MasterProblem a = random_master(ex, 6, C, 5), b = a, c = a;
-    std::mt19937_64 rng(1);
+    dualgap::SplitMix64 rng(1);
     boosting::FcdOptions fo;
     fo.eps = 1e-10;
     fo.tau_max = 0;

@@ -1,9 +1,11 @@
-// The seeded generator of dualgap: SplitMix64 (Steele, Lea, Flood 2014), and the derivation of
-// independent seeds from a run's seed. One generator for the core and every plugin, so that a
-// seed means the same stream on every platform and standard library.
+// The seeded generator of dualgap: SplitMix64 (Steele, Lea, Flood 2014), and the one derivation
+// of independent seeds from a run's seed. One generator for the core and every plugin (splits,
+// subsamples, synthetic data, random features, solver sampling), so that a seed means the same
+// stream on every platform and standard library: std::shuffle and the std::*_distribution
+// classes are implementation-defined, so a plugin draws through this class, never through them.
 //
-// The formulas below are frozen: splits, subsamples, synthetic data and feature draws of earlier
-// runs depend on their exact outputs. Changing them changes the numbers of every experiment.
+// The formulas below are frozen: splits, subsamples, synthetic data and feature draws depend on
+// their exact outputs. Changing them changes the numbers of every experiment.
 #pragma once
 
 #include <cmath>
@@ -71,14 +73,12 @@ void shuffle(std::vector<T>& v, SplitMix64& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
 
-/// The seed of stream `stream` (e.g. "data", "solver:bcfw", "features") and index `index` (a
-/// repeat, a feature stage) derived from `seed`: splitmix64(splitmix64(seed ^ id(stream)) + index).
+/// The seed of stream `stream` and index `index` derived from `seed`:
+/// splitmix64(XXH3_64(stream, seed) + index), XXH3 of libxxhash seeded with `seed`. The only seed
+/// derivation of dualgap: the runner derives each repeat's "data", "features" and
+/// "solver:<name>" seeds with it, the data pipeline each step's ("split", "per_class",
+/// "per_class_test", "validation"), and a plugin the streams of its own draws (e.g.
+/// derive_seed(ctx.seed, "prototypes", 0) and derive_seed(ctx.seed, "examples", 0)).
 DUALGAP_API std::uint64_t derive_seed(std::uint64_t seed, std::string_view stream, std::uint64_t index);
-
-/// A seed from a name and a 64-bit key: a keyed 64-bit mix of the name's bytes. The data
-/// pipeline seeds its steps with named_seed("split" | "per_class" | "per_class_test",
-/// splitmix64(data seed + seed_offset * golden)); synthetic_multiclass its draws likewise. Kept
-/// beside derive_seed because the splits and synthetic data of earlier runs were drawn with it.
-DUALGAP_API std::uint64_t named_seed(std::string_view name, std::uint64_t key);
 
 }  // namespace dualgap

@@ -9,7 +9,7 @@ const std::vector<ParamSpec>& core_data_params() {
   static const std::vector<ParamSpec> v = [] {
     std::vector<ParamSpec> p;
     p.push_back(real_param("test_fraction", 0.0, "without a test set: fraction of train held out as test by a seeded split (0 = no split)", 0.0, 1.0));
-    p.push_back(bool_param("stratified", true, "split per class (each class contributes test_fraction of its examples)"));
+    p.push_back(bool_param("stratified", true, "split per class (each class contributes test_fraction of its examples; structured examples, with several labels each, are split at random)"));
     p.push_back(bool_param("split_by_group", false, "split whole groups (e.g. folds) instead of examples"));
     p.push_back(int_param("per_class", 0, "keep at most this many random training examples per class (0 = all)", 0.0));
     p.push_back(int_param("per_class_test", 0, "keep at most this many random test examples per class (0 = all)", 0.0));
@@ -17,7 +17,7 @@ const std::vector<ParamSpec>& core_data_params() {
     p.push_back(int_param("max_test_examples", 0, "keep only the first N test examples of the file (0 = all)", 0.0));
     p.push_back(choice_param("scale", "none", {"none", "minmax01", "minmax11", "maxabs", "standardize"},
                              "per-feature scaling fitted on train, applied to test (maxabs keeps sparsity)"));
-    p.push_back(int_param("seed_offset", 0, "added to the repeat's data seed for splits and subsampling", 0.0));
+    p.push_back(int_param("seed_offset", 0, "another independent draw of the splits and subsamples for the same repeat seed (0 = the repeat's own)", 0.0));
     p.push_back(bool_param("cache", true, "keep a binary cache of the parsed data in the run's cache folder"));
     return p;
   }();

@@ -16,9 +16,9 @@
 namespace dualgap {
 
 namespace {
-// The seed of a step of the pipeline (frozen formula: dualgap/random.hpp).
+// The seed of a step of the pipeline: seed_offset picks another independent draw.
 std::uint64_t step_seed(std::uint64_t seed, std::int64_t offset, const char* step) {
-  return named_seed(step, splitmix64(seed + static_cast<std::uint64_t>(offset) * SplitMix64::kGolden));
+  return derive_seed(seed, step, static_cast<std::uint64_t>(offset));
 }
 std::vector<std::size_t> first_n(std::size_t n, std::int64_t limit) {
   std::vector<std::size_t> v(std::min<std::size_t>(n, static_cast<std::size_t>(limit)));

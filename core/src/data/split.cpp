@@ -46,7 +46,7 @@ std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split_indices(
     std::sort(test_groups.begin(), test_groups.end());
     for (std::size_t i = 0; i < n; ++i)
       in_test[i] = std::binary_search(test_groups.begin(), test_groups.end(), ex.group[i]) ? 1 : 0;
-  } else if (stratified) {
+  } else if (stratified && ex.num_units() == n) {  // structured examples have no one class
     std::vector<std::vector<std::size_t>> by_class(static_cast<std::size_t>(std::max(ex.num_classes, 1)));
     for (std::size_t i = 0; i < n; ++i) by_class[static_cast<std::size_t>(example_class(ex, i))].push_back(i);
     // Largest-remainder allocation: the test set has exactly round(test_fraction * n) examples

@@ -7,16 +7,14 @@
 // graph), and each superpixel takes the majority label of its pixels in the mask.
 // Labels: binary (0 background, 1 horse) or `bands`: K = 2 * bands labels, pixel label
 // fg * bands + (intensity band of the pixel), the multi-label variant for potts_expansion.
-// The built graphs are cached (key: image checksums + options); the train/test split of the
-// images depends on the seed.
+// Every image is one training example: the core caches the built graphs (key: image checksums +
+// options) and splits the images into train and test by `test_fraction` and the repeat's seed.
 #include <algorithm>
 #include <csetjmp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <numeric>
-#include <random>
 #include <set>
 #include <string>
 
@@ -180,12 +178,14 @@ class Segmentation final : public dualgap::DatasetPlugin {
  public:
   explicit Segmentation(const dualgap::Params& p)
       : dir_(p.get<std::string>("dir")), num_images_(p.get<int>("num_images")),
-        test_fraction_(p.get<double>("test_fraction")), method_(p.get<std::string>("superpixels")),
+        method_(p.get<std::string>("superpixels")),
         size_(p.get<int>("superpixel_size")), compactness_(p.get<double>("compactness")),
         iterations_(p.get<int>("slic_iterations")), labels_(p.get<std::string>("labels")),
         bands_(p.get<int>("bands")) {}
 
-  dualgap::Data load(const dualgap::DatasetContext& ctx) override {
+  bool depends_on_seed() const override { return false; }
+
+  dualgap::Data load(const dualgap::DatasetContext&) override {
     const std::string dir = dir_;
     if (!std::filesystem::is_directory(std::filesystem::path(dir) / "gray") ||
         !std::filesystem::is_directory(std::filesystem::path(dir) / "figure_ground"))
@@ -198,27 +198,12 @@ class Segmentation final : public dualgap::DatasetPlugin {
     if (names.empty()) throw dualgap::data_error(dir + "/gray", 0, "no .jpg images found");
     if (num_images_ > 0 && names.size() > static_cast<std::size_t>(num_images_)) names.resize(num_images_);
 
-    // The core caches the result (keyed by the seed too: the split below draws from it).
-    dualgap::Data all = build(dir, names);
-
-    // Train/test split of the images by the data seed.
-    const std::size_t n = all.train.num_examples();
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::mt19937_64 rng(ctx.seed * 0x9E3779B97F4A7C15ull + 101);
-    std::shuffle(order.begin(), order.end(), rng);
-    const auto n_test = static_cast<std::size_t>(std::llround(test_fraction_ * double(n)));
-    std::vector<std::size_t> te(order.begin(), order.begin() + std::ptrdiff_t(std::min(n_test, n)));
-    std::vector<std::size_t> tr(order.begin() + std::ptrdiff_t(std::min(n_test, n)), order.end());
-    std::sort(tr.begin(), tr.end());
-    std::sort(te.begin(), te.end());
-    dualgap::Data data;
+    // The core caches the images' graphs once for every repeat and splits them into train and
+    // test (`test_fraction`, a core data key) with the repeat's seed, as for any data set.
+    dualgap::Data data = build(dir, names);
     data.name = labels_ == "binary" ? "horse" : "horse-bands";
-    data.train = all.train.select(tr);
-    data.test = all.train.select(te);
-    data.source = dir + " (" + std::to_string(n) + " images, " + method_ + " superpixels of size " +
-                  std::to_string(size_) + ", labels " + labels_ + "; " + std::to_string(tr.size()) +
-                  " train / " + std::to_string(te.size()) + " test images)";
+    data.source = dir + " (" + std::to_string(data.train.num_examples()) + " images, " + method_ +
+                  " superpixels of size " + std::to_string(size_) + ", labels " + labels_ + ")";
     return data;
   }
 
@@ -306,7 +291,6 @@ class Segmentation final : public dualgap::DatasetPlugin {
 
   std::string dir_;
   int num_images_;
-  double test_fraction_;
   std::string method_;
   int size_;
   double compactness_;
@@ -323,7 +307,6 @@ dualgap::PluginDescription describe() {
       {dualgap::path_param("dir", "${DUALGAP_DATA}/weizmann_horse",
                            "folder with gray/*.jpg and figure_ground/*.jpg"),
        dualgap::int_param("num_images", 100, "use the first images in name order (0: all 328)", 0),
-       dualgap::real_param("test_fraction", 0.5, "fraction of the images held out (split by seed)", 0.0, 1.0),
        dualgap::choice_param("superpixels", "slic", {"slic", "grid"}, "over-segmentation method"),
        dualgap::int_param("superpixel_size", 20, "SLIC grid step S / grid cell side, in pixels", 2),
        dualgap::real_param("compactness", 20.0, "SLIC m: intensity (0..255) weight vs space", 1e-6),

@@ -2,10 +2,10 @@
 // transition matrix), each unit's features are its class prototype plus Gaussian noise.
 // Layout: one example per sequence, one unit per position, no edges (chain pairs are
 // consecutive units), as the chain_viterbi oracle expects.
-#include <random>
 #include <string>
 
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -19,11 +19,10 @@ class SyntheticChain final : public dualgap::DatasetPlugin {
   }
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
-    std::mt19937_64 rng(ctx.seed * 0x9E3779B97F4A7C15ull + 17);
-    std::normal_distribution<double> gauss(0.0, 1.0);
+    dualgap::SplitMix64 rng(dualgap::derive_seed(ctx.seed, "synthetic_chain", 0));
     dualgap::DenseMatrix proto(K_, d_);
     for (int k = 0; k < K_; ++k)
-      for (int j = 0; j < d_; ++j) proto(k, j) = gauss(rng);
+      for (int j = 0; j < d_; ++j) proto(k, j) = rng.normal();
     dualgap::Data data;
     data.name = "synthetic_chain";
     data.train = make(n_train_, proto, rng);
@@ -35,26 +34,24 @@ class SyntheticChain final : public dualgap::DatasetPlugin {
   }
 
  private:
-  dualgap::Examples make(int n, const dualgap::DenseMatrix& proto, std::mt19937_64& rng) const {
-    std::normal_distribution<double> gauss(0.0, 1.0);
-    std::uniform_int_distribution<int> len(min_len_, max_len_), label(0, K_ - 1);
-    std::uniform_real_distribution<double> unif(0.0, 1.0);
+  dualgap::Examples make(int n, const dualgap::DenseMatrix& proto, dualgap::SplitMix64& rng) const {
+    auto label = [&] { return static_cast<int>(rng.below(static_cast<std::uint64_t>(K_))); };
     dualgap::Examples ex;
     ex.num_classes = K_;
     ex.unit_offset.push_back(0);
     std::vector<int> y;
     for (int i = 0; i < n; ++i) {
-      const int L = len(rng);
-      int c = label(rng);
+      const int L = min_len_ + static_cast<int>(rng.below(static_cast<std::uint64_t>(max_len_ - min_len_ + 1)));
+      int c = label();
       for (int u = 0; u < L; ++u) {
-        if (u > 0 && unif(rng) >= stay_) c = label(rng);
+        if (u > 0 && rng.uniform() >= stay_) c = label();
         y.push_back(c);
       }
       ex.unit_offset.push_back(static_cast<std::int64_t>(y.size()));
     }
     dualgap::DenseMatrix X(static_cast<Eigen::Index>(y.size()), d_);
     for (Eigen::Index r = 0; r < X.rows(); ++r)
-      for (int j = 0; j < d_; ++j) X(r, j) = proto(y[r], j) + noise_ * gauss(rng);
+      for (int j = 0; j < d_; ++j) X(r, j) = proto(y[r], j) + noise_ * rng.normal();
     ex.X = dualgap::FeatureMatrix(std::move(X));
     ex.y = std::move(y);
     ex.check("synthetic_chain");

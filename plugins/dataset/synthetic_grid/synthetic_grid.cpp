@@ -3,10 +3,10 @@
 // background label), features are the label's prototype plus Gaussian noise and a constant 1.
 // Layout: one example per image, one unit per grid cell, edges between 4-neighbours (local
 // indices), as the graph_cut / potts_expansion oracles expect.
-#include <random>
 #include <string>
 
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -18,11 +18,10 @@ class SyntheticGrid final : public dualgap::DatasetPlugin {
         noise_(p.get<double>("noise")) {}
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
-    std::mt19937_64 rng(ctx.seed * 0x9E3779B97F4A7C15ull + 29);
-    std::normal_distribution<double> gauss(0.0, 1.0);
+    dualgap::SplitMix64 rng(dualgap::derive_seed(ctx.seed, "synthetic_grid", 0));
     dualgap::DenseMatrix proto(K_, d_);
     for (int k = 0; k < K_; ++k)
-      for (int j = 0; j < d_; ++j) proto(k, j) = gauss(rng);
+      for (int j = 0; j < d_; ++j) proto(k, j) = rng.normal();
     dualgap::Data data;
     data.name = "synthetic_grid";
     data.train = make(n_train_, proto, rng);
@@ -34,9 +33,8 @@ class SyntheticGrid final : public dualgap::DatasetPlugin {
   }
 
  private:
-  dualgap::Examples make(int n, const dualgap::DenseMatrix& proto, std::mt19937_64& rng) const {
-    std::normal_distribution<double> gauss(0.0, 1.0);
-    std::uniform_int_distribution<int> label(0, K_ - 1), row(0, H_ - 1), col(0, W_ - 1);
+  dualgap::Examples make(int n, const dualgap::DenseMatrix& proto, dualgap::SplitMix64& rng) const {
+    auto draw = [&](int m) { return static_cast<int>(rng.below(static_cast<std::uint64_t>(m))); };
     dualgap::Examples ex;
     ex.num_classes = K_;
     ex.unit_offset.push_back(0);
@@ -44,12 +42,12 @@ class SyntheticGrid final : public dualgap::DatasetPlugin {
     std::vector<int> y;
     const int U = H_ * W_;
     for (int i = 0; i < n; ++i) {
-      std::vector<int> img(static_cast<std::size_t>(U), label(rng));
+      std::vector<int> img(static_cast<std::size_t>(U), draw(K_));
       for (int r = 0; r < 3; ++r) {  // three painted rectangles
-        int r0 = row(rng), r1 = row(rng), c0 = col(rng), c1 = col(rng);
+        int r0 = draw(H_), r1 = draw(H_), c0 = draw(W_), c1 = draw(W_);
         if (r0 > r1) std::swap(r0, r1);
         if (c0 > c1) std::swap(c0, c1);
-        const int k = label(rng);
+        const int k = draw(K_);
         for (int a = r0; a <= r1; ++a)
           for (int b = c0; b <= c1; ++b) img[static_cast<std::size_t>(a * W_ + b)] = k;
       }
@@ -64,7 +62,7 @@ class SyntheticGrid final : public dualgap::DatasetPlugin {
     }
     dualgap::DenseMatrix X(static_cast<Eigen::Index>(y.size()), d_ + 1);
     for (Eigen::Index r = 0; r < X.rows(); ++r) {
-      for (int j = 0; j < d_; ++j) X(r, j) = proto(y[r], j) + noise_ * gauss(rng);
+      for (int j = 0; j < d_; ++j) X(r, j) = proto(y[r], j) + noise_ * rng.normal();
       X(r, d_) = 1.0;
     }
     ex.X = dualgap::FeatureMatrix(std::move(X));

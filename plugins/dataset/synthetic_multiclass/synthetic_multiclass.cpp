@@ -29,7 +29,7 @@ class SyntheticMulticlass final : public DatasetPlugin {
         density_(p.get<double>("density")) {}
 
   Data load(const DatasetContext& ctx) override {
-    SplitMix64 rng(named_seed("synthetic_multiclass", ctx.seed + static_cast<std::uint64_t>(seed_offset_) * SplitMix64::kGolden));
+    SplitMix64 rng(derive_seed(ctx.seed, "synthetic_multiclass", static_cast<std::uint64_t>(seed_offset_)));
     const auto d = static_cast<Eigen::Index>(d_);
     DenseMatrix mu(K_, d);
     for (Eigen::Index k = 0; k < K_; ++k) {

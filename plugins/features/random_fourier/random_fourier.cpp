@@ -29,14 +29,13 @@ class RandomFourier final : public lsr::RandomProjectionGenerator {
   };
   explicit RandomFourier(const Options& o)
       : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, o.bandwidth_scale, o.median_sample,
-                                  0x726666ULL) {}
+                                  "fourier") {}
 
  protected:
-  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const override {
+  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, SplitMix64& rng) const override {
     const DenseMatrix W = gaussian(Z.cols(), p, 1.0 / sigma_, rng);
-    std::uniform_real_distribution<double> U(0.0, 2.0 * M_PI);
     Eigen::RowVectorXd b(p);
-    for (Eigen::Index j = 0; j < p; ++j) b[j] = U(rng);
+    for (Eigen::Index j = 0; j < p; ++j) b[j] = 2.0 * M_PI * rng.uniform();
     DenseMatrix out;
     out.noalias() = Z * W;
     const double scale = std::sqrt(2.0 / static_cast<double>(p));

@@ -28,15 +28,14 @@ class RandomLogits final : public lsr::RandomProjectionGenerator {
     }
   };
   explicit RandomLogits(const Options& o)
-      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, 1.0, o.median_sample, 0x6c6f67ULL),
+      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, 1.0, o.median_sample, "logits"),
         gain_(o.gain) {}
 
  protected:
-  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const override {
+  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, SplitMix64& rng) const override {
     const DenseMatrix W = gaussian(Z.cols(), p, gain_ / sigma_, rng);
-    std::normal_distribution<double> N(0.0, 1.0);
     Eigen::RowVectorXd b(p);
-    for (Eigen::Index j = 0; j < p; ++j) b[j] = N(rng);
+    for (Eigen::Index j = 0; j < p; ++j) b[j] = rng.normal();
     b -= mean_.transpose() * W;  // centre the projections on the training mean
     DenseMatrix out;
     out.noalias() = Z * W;

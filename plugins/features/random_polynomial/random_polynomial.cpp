@@ -28,11 +28,11 @@ class RandomPolynomial final : public lsr::RandomProjectionGenerator {
     }
   };
   explicit RandomPolynomial(const Options& o)
-      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, 1.0, o.median_sample, 0x706f6cULL),
+      : RandomProjectionGenerator(o.num_features, o.pca_dims, o.bandwidth, 1.0, o.median_sample, "polynomial"),
         degree_(o.degree) {}
 
  protected:
-  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const override {
+  DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, SplitMix64& rng) const override {
     DenseMatrix out = DenseMatrix::Ones(Z.rows(), p);
     DenseMatrix Zc = Z;
     Zc.rowwise() -= mean_.transpose();

@@ -42,9 +42,8 @@ class RandomSubset final : public FeatureGenerator {
   std::vector<Eigen::Index> columns(std::size_t b, std::size_t p) const {
     std::vector<Eigen::Index> cols;
     if (replace_) {
-      auto rng = lsr::stream(seed_, 0x737562ULL, b);
-      std::uniform_int_distribution<Eigen::Index> U(0, d_ - 1);
-      for (std::size_t j = 0; j < p; ++j) cols.push_back(U(rng));
+      auto rng = lsr::stream(seed_, "subset", b);
+      for (std::size_t j = 0; j < p; ++j) cols.push_back(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(d_))));
       return cols;
     }
     const std::size_t d = static_cast<std::size_t>(d_);
@@ -52,8 +51,8 @@ class RandomSubset final : public FeatureGenerator {
     const std::size_t pass = b / per_pass, j = b % per_pass;
     std::vector<Eigen::Index> perm(d);
     std::iota(perm.begin(), perm.end(), 0);
-    auto rng = lsr::stream(seed_, 0x7065726dULL, pass);
-    std::shuffle(perm.begin(), perm.end(), rng);
+    auto rng = lsr::stream(seed_, "permutation", pass);
+    shuffle(perm, rng);
     for (std::size_t k = j * p; k < std::min(d, (j + 1) * p); ++k) cols.push_back(perm[k]);
     return cols;
   }

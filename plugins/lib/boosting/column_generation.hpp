@@ -14,6 +14,7 @@
 #include <string>
 
 #include "dualgap/solver.hpp"
+#include "dualgap/random.hpp"
 #include "boosting/master_problem.hpp"
 
 namespace dualgap::boosting {
@@ -161,7 +162,7 @@ class ColumnGeneration {
     FcdOptions stagewise;
     stagewise.tau_max = 1;
     stagewise.eps = o_.fcd.eps;
-    std::mt19937_64 gen_rng(0);
+    SplitMix64 gen_rng(0);
     for (int t = 0; t < o_.master_only; ++t) {
       generate();
       fcd(*mp_, add_generated(), stagewise, gen_rng);
@@ -214,7 +215,7 @@ class ColumnGeneration {
   const Problem& pb_;
   SolverContext& ctx_;
   CgOptions o_;
-  std::mt19937_64 rng_;
+  SplitMix64 rng_;
   WeakLearnerOracle* oracle_ = nullptr;
   std::unique_ptr<MasterProblem> mp_;
   DenseMatrix W_;

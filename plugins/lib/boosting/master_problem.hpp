@@ -28,13 +28,13 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dualgap/data.hpp"
 #include "dualgap/oracles/weak_learner.hpp"
+#include "dualgap/random.hpp"
 
 // Debian's liblbfgsb (L-BFGS-B 3.0, Zhu, Byrd, Lu, Nocedal; ACM TOMS 778) ships no C header:
 // the Fortran 77 routine `setulb` with gfortran's calling convention (all by reference, hidden
@@ -342,16 +342,15 @@ struct FcdStats {
 /// Later sweeps visit S in the order `order`. `after_iteration(stats)` (optional) is called
 /// after each working-set iteration and may return false to stop.
 inline FcdStats fcd(MasterProblem& mp, std::vector<std::size_t> first, const FcdOptions& opt,
-                    std::mt19937_64& rng,
+                    SplitMix64& rng,
                     const std::function<bool(const FcdStats&)>& after_iteration = {}) {
   FcdStats st;
   std::vector<std::size_t> S = std::move(first), next;
   for (int tau = 1;; ++tau) {
     const std::size_t q_end = S.size();
-    if (tau > 1 && opt.order == FcdOrder::permutation) std::shuffle(S.begin(), S.end(), rng);
-    std::uniform_int_distribution<std::size_t> pick(0, q_end == 0 ? 0 : q_end - 1);
+    if (tau > 1 && opt.order == FcdOrder::permutation) shuffle(S, rng);
     for (std::size_t q = 0; q < q_end; ++q) {
-      const std::size_t j = tau > 1 && opt.order == FcdOrder::random ? S[pick(rng)] : S[q];
+      const std::size_t j = tau > 1 && opt.order == FcdOrder::random ? S[rng.below(q_end)] : S[q];
       mp.set_w(j, mp.coordinate_minimizer(j, opt.large_c));
       ++st.updates;
     }

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dualgap/data.hpp"
@@ -19,10 +19,10 @@
 
 namespace dualgap::lsr {
 
-/// Block b of a generator is a deterministic function of (seed, tag, b) and nothing else: the
-/// triple is decorrelated by the core's SplitMix64 mixer (dualgap/random.hpp).
-inline std::mt19937_64 stream(std::uint64_t seed, std::uint64_t tag, std::uint64_t index) {
-  return std::mt19937_64(splitmix64(splitmix64(splitmix64(seed) ^ tag) ^ index));
+/// Block b of a generator is a deterministic function of (seed, name, b) and nothing else: the
+/// core's generator seeded by the core's seed derivation (dualgap/random.hpp).
+inline SplitMix64 stream(std::uint64_t seed, std::string_view name, std::uint64_t index) {
+  return SplitMix64(derive_seed(seed, name, index));
 }
 
 /// Column means of X (dense or sparse).
@@ -101,8 +101,8 @@ inline double median_pairwise_distance(const DenseMatrix& Z, int sample, std::ui
   if (n < 2) return 1.0;
   std::vector<Eigen::Index> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
-  auto rng = stream(seed, 0x6d656469616eULL, 0);
-  std::shuffle(idx.begin(), idx.end(), rng);
+  auto rng = stream(seed, "median", 0);
+  shuffle(idx, rng);
   const Eigen::Index m = std::min<Eigen::Index>(n, std::max(2, sample));
   std::vector<double> dist;
   dist.reserve(static_cast<std::size_t>(m * (m - 1) / 2));
@@ -143,7 +143,7 @@ inline FeatureMatrix select_columns(const FeatureMatrix& X, const std::vector<Ei
 class RandomProjectionGenerator : public FeatureGenerator {
  public:
   RandomProjectionGenerator(int num_features, int pca_dims, double bandwidth, double bandwidth_scale,
-                            int median_sample, std::uint64_t tag)
+                            int median_sample, std::string_view tag)
       : num_features_(num_features), pca_dims_(pca_dims), bandwidth_(bandwidth),
         bandwidth_scale_(bandwidth_scale), median_sample_(median_sample), tag_(tag) {}
 
@@ -181,14 +181,13 @@ class RandomProjectionGenerator : public FeatureGenerator {
 
  protected:
   /// Draws the block's random parameters from `rng` and returns the n x p features of Z.
-  virtual DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, std::mt19937_64& rng) const = 0;
+  virtual DenseMatrix project_and_map(const DenseMatrix& Z, Eigen::Index p, SplitMix64& rng) const = 0;
 
   /// Gaussian matrix (input_dims x p) with entries N(0, scale^2), drawn column by column.
-  DenseMatrix gaussian(Eigen::Index rows, Eigen::Index p, double scale, std::mt19937_64& rng) const {
-    std::normal_distribution<double> N(0.0, scale);
+  DenseMatrix gaussian(Eigen::Index rows, Eigen::Index p, double scale, SplitMix64& rng) const {
     DenseMatrix W(rows, p);
     for (Eigen::Index j = 0; j < p; ++j)
-      for (Eigen::Index i = 0; i < rows; ++i) W(i, j) = N(rng);
+      for (Eigen::Index i = 0; i < rows; ++i) W(i, j) = scale * rng.normal();
     return W;
   }
 
@@ -197,7 +196,7 @@ class RandomProjectionGenerator : public FeatureGenerator {
   double bandwidth_;
   double bandwidth_scale_;
   int median_sample_;
-  std::uint64_t tag_;
+  std::string_view tag_;  // a string literal of the plugin
   std::uint64_t seed_ = 0;
   bool fitted_ = false;
   bool use_pca_ = false;

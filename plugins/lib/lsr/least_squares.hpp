@@ -12,13 +12,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dualgap/data.hpp"
 #include "dualgap/metrics.hpp"
+#include "dualgap/random.hpp"
 
 namespace dualgap::lsr {
 
@@ -115,8 +115,8 @@ class GramFactor {
 inline std::vector<int> stratified_folds(const std::vector<int>& y, int folds, std::uint64_t seed) {
   std::vector<std::size_t> order(y.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::mt19937_64 rng(seed);
-  std::shuffle(order.begin(), order.end(), rng);
+  SplitMix64 rng(seed);
+  shuffle(order, rng);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
   std::vector<int> fold(y.size());
   for (std::size_t r = 0; r < order.size(); ++r) fold[order[r]] = static_cast<int>(r % static_cast<std::size_t>(folds));

@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include "dualgap/oracles/weak_learner.hpp"
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -52,7 +52,7 @@ class AdaBoostECC final : public Solver {
     double r = 0;
     std::vector<int> mu(K), perm(K);
     std::iota(perm.begin(), perm.end(), 0);
-    std::mt19937_64 rng(ctx.seed);
+    SplitMix64 rng(ctx.seed);
     std::vector<signed char> h;
     std::vector<Stump> best;
     Ensemble f;  // f_l = sum_t alpha(t, l) h_t, alpha(t, l) = alpha_t mu_t(l) / 2
@@ -65,7 +65,7 @@ class AdaBoostECC final : public Solver {
     Recorder& rec = *ctx.recorder;
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (t = 1;; ++t) {
-      std::shuffle(perm.begin(), perm.end(), rng);
+      shuffle(perm, rng);
       for (int k = 0; k < K; ++k) mu[perm[k]] = k < K / 2 ? 1 : -1;
       double U_sum = 0;
       for (int i = 0; i < n; ++i) {

@@ -8,10 +8,10 @@
 // (10) on the violations (9) of each outer iteration relative to the first. One recorder pass =
 // one outer iteration (d block updates). Optional shrinking of zero blocks (Sect. 5.2.4).
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 #include "sparse/sparse_common.hpp"
 
 namespace {
@@ -65,8 +65,7 @@ class Bcd final : public dualgap::Solver {
     DenseMatrix W = DenseMatrix::Zero(d, K);
     std::vector<double> G(K), h(K), delta(K), step(K), wnew(K);
     std::vector<char> active(static_cast<std::size_t>(d), 1);
-    std::mt19937_64 rng(ctx.seed);
-    std::uniform_int_distribution<Eigen::Index> pick(0, d > 0 ? d - 1 : 0);
+    dualgap::SplitMix64 rng(ctx.seed);
     const bool use_max = stop_norm_ == "max" || (stop_norm_ == "auto" && !line_search_);
 
     auto eval = [&](dualgap::Iterate& it) { it.W = &W; };  // the core scores W (and leaves the oracle at W)
@@ -77,7 +76,7 @@ class Bcd final : public dualgap::Solver {
     for (int outer = 1; max_outer_ == 0 || outer <= max_outer_; ++outer) {
       double v_sum = 0, v_max = 0;
       for (Eigen::Index t = 0; t < d; ++t) {
-        const Eigen::Index j = line_search_ ? t : pick(rng);
+        const Eigen::Index j = line_search_ ? t : static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(d)));
         if (shrinking_ && !active[j]) continue;
         double* w = W.data() + j * K;
         oracle.block_gradient(j, G.data(), h.data());

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <random>
 #include <vector>
 
+#include "dualgap/random.hpp"
 #include "options.hpp"
 
 namespace dualgap_bcfw {
@@ -33,24 +33,24 @@ class BlockOrder {
   /// The blocks of the next pass (n of them); full: the exact pass of a full_pass iteration.
   const std::vector<std::size_t>& next(bool full) {
     if (sample_ == Sampling::permutation) {
-      std::shuffle(order_.begin(), order_.end(), rng_);
+      dualgap::shuffle(order_, rng_);
     } else if (sample_ == Sampling::gap && full) {
       std::iota(order_.begin(), order_.end(), std::size_t{0});
-      std::shuffle(order_.begin(), order_.end(), rng_);
+      dualgap::shuffle(order_, rng_);
     } else if (sample_ == Sampling::uniform) {
-      std::uniform_int_distribution<std::size_t> pick(0, n_ - 1);
-      for (auto& i : order_) i = pick(rng_);
+      for (auto& i : order_) i = rng_.below(n_);
     } else if (sample_ == Sampling::gap) {
       double total = 0;
       for (std::size_t i = 0; i < n_; ++i) cum_[i] = (total += std::max(block_gap_[i], 0.0));
       if (!(total > 0)) {
         std::iota(order_.begin(), order_.end(), std::size_t{0});
-        std::shuffle(order_.begin(), order_.end(), rng_);
+        dualgap::shuffle(order_, rng_);
         return order_;
       }
-      std::uniform_real_distribution<double> u(0.0, total);
-      for (auto& i : order_)
-        i = std::min<std::size_t>(static_cast<std::size_t>(std::upper_bound(cum_.begin(), cum_.end(), u(rng_)) - cum_.begin()), n_ - 1);
+      for (auto& i : order_) {
+        const double u = total * rng_.uniform();
+        i = std::min<std::size_t>(static_cast<std::size_t>(std::upper_bound(cum_.begin(), cum_.end(), u) - cum_.begin()), n_ - 1);
+      }
     }
     return order_;
   }
@@ -58,7 +58,7 @@ class BlockOrder {
   /// A random permutation of `blocks` (a subset of the blocks: those shrinking leaves), from
   /// this order's random stream.
   const std::vector<std::size_t>& permute(std::vector<std::size_t>& blocks) {
-    std::shuffle(blocks.begin(), blocks.end(), rng_);
+    dualgap::shuffle(blocks, rng_);
     return blocks;
   }
 
@@ -69,7 +69,7 @@ class BlockOrder {
   Sampling sample_;
   int gap_refresh_;
   std::size_t n_;
-  std::mt19937_64 rng_;
+  dualgap::SplitMix64 rng_;
   std::vector<std::size_t> order_;
   std::vector<double> block_gap_, cum_;
 };

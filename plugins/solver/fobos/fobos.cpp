@@ -8,11 +8,11 @@
 // One recorder pass = one epoch (n examples in a random order). Oracle calls = examples.
 #include <cmath>
 #include <numeric>
-#include <random>
 #include <vector>
 
 #include "sparse/sparse_common.hpp"
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -44,7 +44,7 @@ class Fobos final : public dualgap::Solver {
     std::vector<double> s(K), g(K);
     std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), Eigen::Index{0});
-    std::mt19937_64 rng(ctx.seed);
+    dualgap::SplitMix64 rng(ctx.seed);
 
     // Applies the pending shrink of row j: ||W_j|| <- max(||W_j|| - (cum - last_j), 0).
     auto catch_up = [&](Eigen::Index j) {
@@ -61,7 +61,7 @@ class Fobos final : public dualgap::Solver {
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
     double t = 0;
     for (double passes = 1;; passes += 1) {
-      std::shuffle(order.begin(), order.end(), rng);
+      dualgap::shuffle(order, rng);
       for (Eigen::Index i : order) {
         t += 1;
         const double eta = eta0_ / std::sqrt(t);

@@ -13,11 +13,11 @@
 // One recorder pass = n steps (n exact oracle calls).
 #include <algorithm>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -62,8 +62,7 @@ class Ssg final : public dualgap::Solver {
     const auto dim = static_cast<Eigen::Index>(oracle->dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes));
 
     Vector w = Vector::Zero(dim), wbar = Vector::Zero(dim);
-    std::mt19937_64 rng(ctx.seed);
-    std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+    dualgap::SplitMix64 rng(ctx.seed);
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), std::size_t{0});
     Labeling lab;
@@ -77,9 +76,9 @@ class Ssg final : public dualgap::Solver {
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int pass = 1;; ++pass) {
-      if (opt_.sample == Sampling::permutation) std::shuffle(order.begin(), order.end(), rng);
+      if (opt_.sample == Sampling::permutation) dualgap::shuffle(order, rng);
       for (std::size_t s = 0; s < n; ++s) {
-        const std::size_t i = opt_.sample == Sampling::permutation ? order[s] : pick(rng);
+        const std::size_t i = opt_.sample == Sampling::permutation ? order[s] : rng.below(n);
         t += 1;
         // Subgradient of lambda/2 ||w||^2 + H_i(w): lambda w + phi(x_i, yhat) - phi(x_i, y_i), with
         // yhat the loss-augmented argmax (H_i is an unbiased estimate of (1/n) sum_i H_i).

@@ -7,7 +7,9 @@
 //   load(ctx) returns Data{name, train, test, source}: rows of X are units (one per example
 //     for multi-class data); y holds one label per unit in 0..num_classes-1; sequence and graph
 //     data also fill unit_offset (and edge_offset/edges); test may be empty.
-//   It is deterministic given ctx.seed (every solver of a repeat sees the same data).
+//   It is deterministic given ctx.seed (every solver of a repeat sees the same data): draw
+//     through dualgap::SplitMix64 (dualgap/random.hpp), identical on every platform, not
+//     through std::*_distribution, whose outputs differ between standard libraries.
 //   Errors are std::runtime_error naming the file, the line and what was expected, e.g.
 //     "zip.train.gz:1042: expected 256 features, found 255"; Examples::check() verifies sizes.
 //   Files are found through parameters of type path (${DUALGAP_DATA} is expanded by the core);
@@ -15,11 +17,11 @@
 //   Return the data as read: the core applies the common `data:` keys (test_fraction,
 //   per_class, scale, validation, cache, ...) to every dataset plugin alike.
 //   source is JSON: a string, or an object describing the files and parameters.
-#include <random>
 #include <string>
 
 #include "dualgap/dataset.hpp"
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -30,7 +32,7 @@ class @CLASS@ final : public dualgap::DatasetPlugin {
         K_(p.get<int>("K")), separation_(p.get<double>("separation")) {}
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
-    std::mt19937_64 rng(ctx.seed);
+    dualgap::SplitMix64 rng(ctx.seed);
     dualgap::Data data;
     data.name = "@NAME@";
     data.train = generate(rng, n_);
@@ -44,16 +46,14 @@ class @CLASS@ final : public dualgap::DatasetPlugin {
   }
 
  private:
-  dualgap::Examples generate(std::mt19937_64& rng, int n) const {
-    std::normal_distribution<double> noise;
-    std::uniform_int_distribution<int> label(0, K_ - 1);
+  dualgap::Examples generate(dualgap::SplitMix64& rng, int n) const {
     dualgap::Examples ex;
     ex.num_classes = K_;
     dualgap::DenseMatrix X(n, d_);
     for (int i = 0; i < n; ++i) {
-      const int k = label(rng);
+      const int k = static_cast<int>(rng.below(static_cast<std::uint64_t>(K_)));
       ex.y.push_back(k);
-      for (int j = 0; j < d_; ++j) X(i, j) = noise(rng) + (j == k % d_ ? separation_ : 0.0);
+      for (int j = 0; j < d_; ++j) X(i, j) = rng.normal() + (j == k % d_ ? separation_ : 0.0);
     }
     ex.X = dualgap::FeatureMatrix(std::move(X));
     return ex;

@@ -25,11 +25,11 @@
 //   sampling mode instead: dualgap::run_sampled (dualgap/sampling.hpp) restarts it with a
 //   growing budget and records each final model (plugins/solver/liblinear is an example).
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
+#include "dualgap/random.hpp"
 
 namespace {
 
@@ -64,13 +64,12 @@ class @CLASS@ final : public dualgap::Solver {
 
     auto& rec = *ctx.recorder;
     if (rec.checkpoint(0, eval) == dualgap::Action::stop) return;
-    std::mt19937_64 rng(ctx.seed);
-    std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+    dualgap::SplitMix64 rng(ctx.seed);  // dualgap/random.hpp: the same stream on every platform
     std::vector<int> truth;
     std::size_t t = 0;
     for (double passes = 1;; passes += 1) {
       for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = o_.sample == Sampling::uniform ? pick(rng) : k;
+        const std::size_t i = o_.sample == Sampling::uniform ? rng.below(n) : k;
         ++t;
         const double eta = 1.0 / (lambda * static_cast<double>(t));
         oracle->max_oracle(train, i, w, lab, scores);
