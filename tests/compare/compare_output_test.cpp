@@ -15,6 +15,7 @@
 
 using namespace dualgap::compare;
 using dualgap::compare::testing::SyntheticRun;
+using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
 using dualgap::compare::testing::write_run;
 
@@ -35,17 +36,6 @@ bool require_tool(const std::string& path, const std::string& why) {
     MESSAGE("SKIPPED: " << path << " is missing, cannot check " << why << " (fails when CI is set)");
   }
   return false;
-}
-
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
 }
 
 std::string read_all(const fs::path& p) {

@@ -17,6 +17,7 @@
 
 using namespace dualgap::compare;
 using dualgap::compare::testing::SyntheticRun;
+using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
 using dualgap::compare::testing::write_run;
 using nlohmann::json;
@@ -29,17 +30,6 @@ std::string read_all(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
 }
 
 struct Capture {  // redirects std::cout while alive

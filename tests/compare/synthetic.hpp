@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +102,19 @@ inline std::filesystem::path write_run(const std::filesystem::path& root, const 
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "run.json") << run.dump();
   return dir / "run.json";
+}
+
+/// The standard output of a shell command (the compare tests' external tools: python3, chromium,
+/// pdffonts); empty when it cannot be started.
+inline std::string run_capture(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
 }
 
 }  // namespace dualgap::compare::testing
