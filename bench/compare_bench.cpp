@@ -76,13 +76,7 @@ void measure_in_chromium(const std::string& name, const std::string& html) {
       "2>/dev/null",
       chromium, profile.path.string(), html);
   auto t0 = std::chrono::steady_clock::now();
-  std::string dom;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) dom.append(buf, n);
-    pclose(p);
-  }
+  const std::string dom = dualgap::compare::testing::run_capture(cmd);
   const double wall = seconds_since(t0);
   std::smatch m;
   std::string ms = std::regex_search(dom, m, std::regex("data-render-ms=\"([0-9.]+)\"")) ? m[1].str() : "?";

@@ -120,7 +120,8 @@ Data load_data(const LoadedPlugin& plugin, const json& params, const DatasetCont
   const DatasetOptions opt = DatasetOptions::from(params, own_schema);
   auto ds = create_object<DatasetPlugin>(plugin, Params(params));
   // Only data read from files are cached (a generator is as fast as the cache); the key holds
-  // the seed when the plugin's data depend on it (segmentation's own image split).
+  // the seed unless the plugin says its data do not depend on it (every parser here does; the
+  // default keeps a third-party plugin that draws at random from being served another seed's data).
   const bool reads_files = std::any_of(own_schema.begin(), own_schema.end(),
                                        [](const ParamSpec& s) { return s.type == ParamType::path; });
   Data data;
