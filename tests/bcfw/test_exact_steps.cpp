@@ -55,14 +55,19 @@ TEST_CASE("one exact block step reaches the block's QP optimum (one example, K u
       CAPTURE(lambda);
       const QpSolution qp = solve_dual_qp(data.train, oracle, lambda, 20000);
       REQUIRE(qp.primal - qp.dual < 1e-9);
-      OracleCounters c;
-      auto rec = run_solver("bcfw", data, oracle, lambda, exact(), 1, 0.0, &c, 1);
-      REQUIRE(rec->rows.size() == 2);
-      const auto& r = rec->rows.back();
-      CHECK(*r.m.dual == doctest::Approx(qp.dual).epsilon(1e-9));
-      CHECK(*r.m.primal == doctest::Approx(qp.primal).epsilon(1e-9));
-      CHECK(*r.m.primal - *r.m.dual < 1e-9);
-      CHECK(c.exact_calls == 1);
+      // shrinking 3: the step drops the classes the rule proves to be 0 in the block's optimum
+      // before projecting; the step must land on the optimum all the same
+      for (int shrinking : {0, 3}) {
+        CAPTURE(shrinking);
+        OracleCounters c;
+        auto rec = run_solver("bcfw", data, oracle, lambda, exact(shrinking), 1, 0.0, &c, 1);
+        REQUIRE(rec->rows.size() == 2);
+        const auto& r = rec->rows.back();
+        CHECK(*r.m.dual == doctest::Approx(qp.dual).epsilon(1e-9));
+        CHECK(*r.m.primal == doctest::Approx(qp.primal).epsilon(1e-9));
+        CHECK(*r.m.primal - *r.m.dual < 1e-9);
+        CHECK(c.exact_calls == 1);
+      }
     }
   }
 }
@@ -126,12 +131,46 @@ TEST_CASE("shrinking never changes the optimum reached (same primal to 1e-9), vi
   CHECK(std::abs(p0 - p1) <= 1e-9 * std::max(1.0, std::abs(p0)));
   CHECK(*plain->rows.back().m.primal - *plain->rows.back().m.dual < 1e-9);
   CHECK(*shrunk->rows.back().m.primal - *shrunk->rows.back().m.dual < 1e-9);
-  // passes count blocks visited / n, and each visit is one exact oracle call
-  CHECK(static_cast<double>(c1.exact_calls) == doctest::Approx(shrunk->rows.back().passes * 80));
-  CHECK(c1.exact_calls < c0.exact_calls);
+  // passes count blocks visited / n; each visit is one exact oracle call, or one approximate
+  // call where the block has dropped classes (class shrinking)
+  CHECK(static_cast<double>(c1.exact_calls + c1.approx_calls) == doctest::Approx(shrunk->rows.back().passes * 80));
+  CHECK(c1.exact_calls + c1.approx_calls < c0.exact_calls);
+  CHECK(c0.approx_calls == 0);
   double most = 0;
   for (const auto& r : shrunk->rows) most = std::max(most, shrunk->extra(r, "shrunk"));
   CHECK(most > 0.5);  // most examples end with phi^{i y_i} held or optimal
+}
+
+TEST_CASE("class shrinking never changes the optimum reached, scores fewer classes (dense, sparse, weighted)") {
+  WeightedMulticlassOracle weighted;
+  auto plain = multiclass();
+  for (bool sparse : {false, true}) {
+    for (StructuredOracle* oracle : {plain.get(), static_cast<StructuredOracle*>(&weighted)}) {
+      CAPTURE(sparse);
+      Data data;
+      data.train = blobs(90, 8, 12, 57, 1.0, sparse);
+      const double lambda = 1.0 / 90;
+      OracleCounters c_on, c_off;
+      json off = exact(3);
+      off["class_shrinking"] = false;
+      auto on = run_solver("bcfw", data, *oracle, lambda, exact(3), 1e5, 0.0, &c_on, 5);
+      auto all = run_solver("bcfw", data, *oracle, lambda, off, 1e5, 0.0, &c_off, 5);
+      REQUIRE(on->rows.back().passes < 1e5);  // both converged by the loop's own rule
+      REQUIRE(all->rows.back().passes < 1e5);
+      const double p_on = *on->rows.back().m.primal, p_off = *all->rows.back().m.primal;
+      CHECK(std::abs(p_on - p_off) <= 1e-9 * std::max(1.0, std::abs(p_off)));
+      CHECK(p_on - *on->rows.back().m.dual < 1e-9);
+      check_primal_ge_dual(*on);
+      for (std::size_t r = 1; r < on->rows.size(); ++r)
+        CHECK(*on->rows[r].m.dual >= *on->rows[r - 1].m.dual - 1e-13);
+      CHECK(c_on.approx_calls > 0);   // steps on a block's active classes happened
+      CHECK(c_off.approx_calls == 0);
+      double fewest = 1;
+      for (const auto& r : on->rows) fewest = std::min(fewest, on->extra(r, "active_classes"));
+      CHECK(fewest < 0.5);  // most of the 12 classes of most blocks dropped at some checkpoint
+      CHECK(std::isnan(all->extra(all->rows.back(), "active_classes")));
+    }
+  }
 }
 
 TEST_CASE("exact steps on sparse data (feature-major w, scores by the solver) follow the dense run") {
@@ -148,7 +187,9 @@ TEST_CASE("exact steps on sparse data (feature-major w, scores by the solver) fo
     CHECK(*rs->rows[r].m.primal == doctest::Approx(*rd->rows[r].m.primal).epsilon(1e-10));
     CHECK(*rs->rows[r].m.dual == doctest::Approx(*rd->rows[r].m.dual).epsilon(1e-10));
     CHECK(rs->rows[r].counters.exact_calls == rd->rows[r].counters.exact_calls);
+    CHECK(rs->rows[r].counters.approx_calls == rd->rows[r].counters.approx_calls);
   }
+  CHECK(rs->rows.back().counters.approx_calls > 0);  // class shrinking's steps ran on both
 }
 
 TEST_CASE("without shrinking: n exact oracle calls per pass") {

@@ -56,6 +56,17 @@ class DUALGAP_API Oracle : public PluginObject {
   void attach_counters(OracleCounters* counters) { counters_ = counters; }
   OracleCounters* counters() const { return counters_; }
 
+  /// Counts `calls` calls of `kind` without timing them: for a solver's calls too short to time
+  /// one by one (two clock reads cost more than the call: bcfw's steps on a block's remaining
+  /// classes score two or three classes). Their time stays in the solver's time; they add
+  /// nothing to oracle_time_s / approx_time_s. Calls during evaluation count as evaluation.
+  void count_untimed(CallKind kind, std::int64_t calls = 1) const {
+    if (!counters_) return;
+    if (counters_->evaluating) counters_->eval_calls += calls;
+    else if (kind == CallKind::exact) counters_->exact_calls += calls;
+    else counters_->approx_calls += calls;
+  }
+
   /// Counts one call and times it (RAII). Use in the public entry points of an interface.
   class CallScope {
    public:

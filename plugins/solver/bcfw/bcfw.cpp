@@ -35,7 +35,8 @@ class Bcfw final : public dualgap::Solver {
     const dualgap::Examples& ex = pb.data->train;
     if (ex.num_examples() == 0) throw std::runtime_error("bcfw: no training examples");
     if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || simplex_blocks_apply(ex, *oracle))) {
-      SimplexBlocks st(ex, *oracle, pb.lambda);  // throws if exact steps do not apply
+      // throws if exact steps do not apply
+      SimplexBlocks st(ex, *oracle, pb.lambda, opt_.shrinking > 0 && opt_.class_shrinking);
       MpBcfw<SimplexBlocks>(opt_, *oracle, ex, st, ctx).run();
     } else if (dense_blocks(ex, *oracle)) {
       DenseBlocks st(ex, *oracle, pb.lambda);

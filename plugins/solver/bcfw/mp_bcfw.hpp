@@ -134,13 +134,27 @@ class MpBcfw {
         prefetch_example(ex_, order[t + 1]);
         if constexpr (Storage::kExact) st_.prefetch(order[t + 1]);
       }
+      if constexpr (Storage::kExact) {
+        // A pass that skips blocks steps on a block's active classes only (simplex_blocks.hpp).
+        if (shrink_.skipping() && st_.classes_dropped(i)) {
+          // Scoring the active classes is the max over a subset of the block's planes: an
+          // approximate call, counted but not timed (two clock reads would cost more).
+          oracle_.count_untimed(dualgap::CallKind::approximate);
+          const double gamma = st_.step_active(i);
+          moved |= gamma > 0;
+          shrink_.visited(i, gamma > 0, st_.last_violation());
+          order_.exact_gap(i, st_.last_gap());
+          averages_.after_step(st_, true);
+          continue;
+        }
+      }
       exact_oracle(i);
       const int* yhat = lab_.labels.data();
       const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
       const double* v = plane_features(i, yhat);
       const double gamma = step(i, yhat, v, offset);
       moved |= gamma > 0;
-      shrink_.visited(i, gamma > 0);
+      shrink_.visited(i, gamma > 0, violation());
       order_.exact_gap(i, st_.last_gap());
       averages_.after_step(st_, true);
       if (opt_.working_sets()) {
@@ -217,6 +231,11 @@ class MpBcfw {
     }
     oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
   }
+  /// How far the last step's block was from its optimality conditions (exact steps; shrinking).
+  double violation() const {
+    if constexpr (Storage::kExact) return st_.last_violation();
+    else return 0.0;
+  }
   /// Makes st_.w current before a checkpoint reads it (inside the solver's time).
   void sync() {
     if constexpr (Storage::kExact) st_.sync_w();
@@ -274,6 +293,8 @@ class MpBcfw {
       it.set("dense_blocks", Storage::kDense ? 1.0 : 0.0);
       if (Storage::kExact) it.set("exact_steps", 1.0);
       if (shrink_.enabled()) it.set("shrunk", shrink_.shrunk_share());
+      if constexpr (Storage::kExact)
+        if (opt_.class_shrinking && shrink_.enabled()) it.set("active_classes", st_.active_class_share());
       if (opt_.multiplane) {
         it.set("working_set", ws_.mean_size());
         it.set("approx_passes", approx_passes_last_);

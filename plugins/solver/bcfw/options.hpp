@@ -31,6 +31,7 @@ struct Options {
   Inner inner = Inner::pairwise;
   BlockStep block_step = BlockStep::automatic;
   int shrinking = 100;  ///< block_step exact: a pass over all blocks every `shrinking` passes (0 = off)
+  bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
   std::string threads = "1";  ///< a positive integer or "auto" (minibatch.hpp)
   int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
 
@@ -108,6 +109,11 @@ struct Options {
             "block_step exact: skip blocks whose last exact step left them unchanged, visiting all "
             "blocks every `shrinking`-th pass and after a pass without moves (0 = visit all, always)")
         .min(0);
+    b.field(&Options::class_shrinking, "class_shrinking",
+            "with shrinking > 0: a block also drops the classes that cannot enter its optimum (no "
+            "weight, gradient below every class holding weight), and the steps of passes that skip "
+            "blocks score only its remaining classes (counted as approximate oracle calls); a pass "
+            "over all blocks restores every class (as LIBLINEAR -s 4)");
     b.field(&Options::threads, "threads",
             "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
             "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "

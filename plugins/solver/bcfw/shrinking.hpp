@@ -5,11 +5,17 @@
 // training most blocks are such (most examples keep phi^{i y_i}, i.e. no violated margin), and
 // while w moves little they stay so. So passes skip them, and
 //   - every `every`-th pass visits all blocks again (a block that became suboptimal waits at
-//     most that long), and so does the pass after one in which no visited block moved;
+//     most that long), and so does the pass after one in which no visited block moved, or in
+//     which no visited block violated its optimality conditions by more than eps_shrink (the
+//     violation max_k G_k - min over the classes holding weight of G_k, as LIBLINEAR measures
+//     it); eps_shrink starts at 1 and halves each time it ends a run of skipping passes, as in
+//     LIBLINEAR's Crammer-Singer solver: early on, skipping passes stop at a coarse accuracy of
+//     the blocks they visit and the full pass finds the blocks that became suboptimal;
 //   - only a pass over all blocks in which no block moved certifies optimality.
 // Skipping changes which blocks are visited, never a step: the optimum reached is the same.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -24,8 +30,12 @@ class Shrinking {
   /// Whether the exact pass of this outer iteration visits every block (and re-decides which
   /// are shrunk). Call once per iteration, before the pass.
   bool begin_pass(int iteration) {
-    full_ = !enabled() || iteration % every_ == 1 || every_ == 1 || !moved_last_;
+    const bool accurate = skipped_last_ && violation_last_ < eps_shrink_;
+    full_ = !enabled() || iteration % every_ == 1 || every_ == 1 || !moved_last_ || accurate;
+    if (accurate) eps_shrink_ /= 2;
+    skipped_last_ = !full_;
     moved_last_ = false;
+    violation_last_ = 0;
     return full_;
   }
   /// Whether block i is skipped in this pass.
@@ -40,9 +50,11 @@ class Shrinking {
       if (!shrunk_[i]) active_.push_back(i);
     return active_;
   }
-  /// After the exact step on block i: moved = whether the block changed.
-  void visited(std::size_t i, bool moved) {
+  /// After the exact step on block i: moved = whether the block changed, violation = how far
+  /// the block was from its optimality conditions before the step.
+  void visited(std::size_t i, bool moved, double violation) {
     moved_last_ |= moved;
+    violation_last_ = std::max(violation_last_, violation);
     if (enabled()) shrunk_[i] = !moved;
   }
   /// Share of the blocks currently shrunk (for the record).
@@ -59,6 +71,9 @@ class Shrinking {
   std::vector<std::size_t> active_;
   bool full_ = true;
   bool moved_last_ = true;
+  bool skipped_last_ = false;   ///< the last pass skipped blocks
+  double violation_last_ = 0;   ///< the largest violation of a block the last pass visited
+  double eps_shrink_ = 1.0;     ///< LIBLINEAR: max(10 eps, 1) with its default eps 0.1
 };
 
 }  // namespace dualgap_bcfw

@@ -21,10 +21,22 @@
 // weights per nonzero instead of K weights d apart each (sector: d = 55197, K = 105, 46 MB of w,
 // every score a cache miss), the layout LIBLINEAR uses. w is rebuilt from wT before every
 // checkpoint (sync_w, solver time).
+//
+// Class shrinking (with option shrinking, as LIBLINEAR's Crammer-Singer solver): a step keeps
+// per block the classes that may still enter its optimum, an active prefix of a permutation of
+// the K classes. A class k with mbar_ik = 0 whose gradient G_k = S_k + o_i(k) is below that of
+// every class holding weight is dropped: it is 0 in m* (if the threshold tau of the projection
+// were <= t G_k < t G_j for every j with mbar_ij > 0, those j alone would sum to more than 1), so
+// dropping it before the projection changes no number of this step. Later steps on the block in
+// a pass that skips blocks (shrinking.hpp) score only the active classes (an approximate call:
+// the max over a subset of the block's planes) and solve the sub-problem on that face; a pass
+// over all blocks restores all K classes and calls the exact oracle, so only a full pass without
+// moves certifies the optimum, as before.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -40,14 +52,14 @@ namespace dualgap_bcfw {
 /// be positive, since tau >= max(v) - 1), set tau = (sum of the kept - 1) / their count, drop the
 /// kept entries <= tau, repeat until none drops; tau only rises, so it ends within K rounds,
 /// usually 2-3. No sort: a sort of the K scores was a third of a USPS step. `kept` is scratch.
-inline void project_onto_simplex(const double* v, int K, double* out, std::vector<double>& kept) {
+inline void project_onto_simplex(const double* v, std::size_t K, double* out, std::vector<double>& kept) {
   const double top = *std::max_element(v, v + K);
   // Branch-free compaction (the comparisons are data-dependent: branches would mispredict).
-  kept.resize(static_cast<std::size_t>(K));
+  kept.resize(K);
   double* c = kept.data();
   std::size_t n = 0;
   double sum = 0;
-  for (int k = 0; k < K; ++k) {
+  for (std::size_t k = 0; k < K; ++k) {
     const bool in = v[k] > top - 1;
     c[n] = v[k];
     sum += in ? v[k] : 0.0;
@@ -68,7 +80,7 @@ inline void project_onto_simplex(const double* v, int K, double* out, std::vecto
     n = m;
     tau = (sum - 1) / static_cast<double>(n);
   }
-  for (int k = 0; k < K; ++k) out[k] = std::max(v[k] - tau, 0.0);
+  for (std::size_t k = 0; k < K; ++k) out[k] = std::max(v[k] - tau, 0.0);
 }
 
 namespace detail {
@@ -76,6 +88,18 @@ namespace detail {
 // compiled for the baseline ISA).
 DUALGAP_SIMD_CLONES inline void axpy_row(double* y, double a, const double* x, std::size_t d) {
   for (std::size_t j = 0; j < d; ++j) y[j] += a * x[j];
+}
+// <a, b> over d entries.
+// <a, b> over d entries; eight partial sums, so that the loop vectorizes without reassociating
+// one sum (which the compiler may not do) and the additions do not wait on each other.
+DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std::size_t d) {
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t j = 0;
+  for (; j + 8 <= d; j += 8)
+    for (std::size_t r = 0; r < 8; ++r) s[r] += a[j + r] * b[j + r];
+  double t = 0;
+  for (; j < d; ++j) t += a[j] * b[j];
+  return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + t;
 }
 }  // namespace detail
 
@@ -101,9 +125,10 @@ class SimplexBlocks : public DualState {
   /// projection, and treating them as moves would keep converged blocks from shrinking.
   static constexpr double kNoMove = 1e-12;
 
-  /// Throws unless simplex_blocks_apply(ex, oracle).
-  SimplexBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda)
-      : DualState(ex, oracle, lambda), feature_major_(ex.X.is_sparse()) {
+  /// Throws unless simplex_blocks_apply(ex, oracle). class_shrinking: drop classes that cannot
+  /// enter a block's optimum (see the top of this file).
+  SimplexBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda, bool class_shrinking)
+      : DualState(ex, oracle, lambda), feature_major_(ex.X.is_sparse()), class_shrinking_(class_shrinking) {
     if (!simplex_blocks_apply(ex, oracle))
       throw std::runtime_error(
           "bcfw: block_step: exact needs one unit per example and no transition features "
@@ -113,7 +138,9 @@ class SimplexBlocks : public DualState {
     mbar_.assign(n_ * K, 0.0);
     off_.assign(n_ * K, 0.0);
     sq_norm_.assign(n_, 0.0);
-    v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
+    cls_.resize(n_ * K);
+    active_.assign(n_, K_);
+    S_.assign(K, 0.0), G_.assign(K, 0.0), v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
     touched_.reserve(K);
     std::vector<int> y(1);
     for (std::size_t i = 0; i < n_; ++i) {
@@ -121,6 +148,7 @@ class SimplexBlocks : public DualState {
       for (int k = 0; k < K_; ++k) {
         y[0] = k;
         off_[i * K + static_cast<std::size_t>(k)] = oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - c_truth_[i];
+        cls_[i * K + static_cast<std::size_t>(k)] = k;
       }
       // Algorithm 2, line 1: phi^i = phi^{i y_i}, the vertex e_{y_i} (DualState set cbar_i = o_i(y_i)).
       mbar_[i * K + static_cast<std::size_t>(yi)] = 1.0;
@@ -128,54 +156,36 @@ class SimplexBlocks : public DualState {
     }
   }
 
-  /// Exact step on block i given the unary score table S of the current w (K values) and the
-  /// max-oracle's label yhat with its offset (they give the block gap that gap sampling reads).
-  /// Moves mbar_i to the block optimum m*, updates w, phi_circ and the block offset; returns 1
-  /// when the block moved (some entry by more than kNoMove), else 0 (nothing changed).
+  /// Exact step on block i after the exact oracle call: S is the unary score table of the current
+  /// w (K values), yhat the oracle's label with its offset (they give the block gap that gap
+  /// sampling reads). Restores all K classes of the block first. Moves mbar_i to the block optimum
+  /// m*, updates w, phi_circ and the block offset; returns 1 when the block moved (some entry by
+  /// more than kNoMove), else 0 (nothing changed).
   double step(std::size_t i, const int* yhat, double offset, const double* S) {
     const auto K = static_cast<std::size_t>(K_);
-    double* mb = mbar_.data() + i * K;
-    const double* o = off_.data() + i * K;
-    double value = 0;  // <mbar_i, S> + cbar_i: the value of the current block's plane
-    for (std::size_t k = 0; k < K; ++k) value += mb[k] * S[k];
-    last_gap_ = S[yhat[0]] + offset - value - cbar_[i];
-    last_block_ = i;
-    last_scale_ = 0;
-
-    const double q = sq_norm_[i];
-    if (q > 0) {
-      const double t = lambda_ * static_cast<double>(n_) / q;
-      for (std::size_t k = 0; k < K; ++k) v_[k] = mb[k] + t * (S[k] + o[k]);
-      project_onto_simplex(v_.data(), K_, m_.data(), kept_);
-    } else {
-      // x_i = 0: w does not depend on block i; the best vertex of o_i (= the oracle's label).
-      std::fill(m_.begin(), m_.end(), 0.0);
-      m_[static_cast<std::size_t>(yhat[0])] = 1.0;
-    }
-    touched_.clear();
-    double move = 0, circ = 0;
-    for (std::size_t k = 0; k < K; ++k) {
-      dm_[k] = mb[k] - m_[k];
-      move = std::max(move, std::abs(dm_[k]));
-      circ += m_[k] * o[k];
-    }
-    if (move <= kNoMove) return 0.0;
-    for (std::size_t k = 0; k < K; ++k)
-      if (dm_[k] != 0.0) touched_.push_back(static_cast<int>(k)), mb[k] = m_[k];
-    move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
-    if (feature_major_) {
-      // wT[j K + k] += (1/(lambda n)) x_ij Dm_k over the nonzeros j and the touched classes k.
-      const auto& X = ex_.X.sparse();
-      const auto r = ex_.unit_begin(i);
-      for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e) {
-        double* wj = wT_.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
-        const double a = last_scale_ * X.valuePtr()[e];
-        for (int k : touched_) wj[k] += a * dm_[static_cast<std::size_t>(k)];
-      }
-    } else {
-      add_last_change(w.data(), 1.0);
-    }
-    return 1.0;
+    active_[i] = K_;
+    const int* c = cls_.data() + i * K;
+    for (std::size_t a = 0; a < K; ++a) S_[a] = S[c[a]];
+    return solve_block(i, S[yhat[0]] + offset, yhat[0]);
+  }
+  /// Whether block i has dropped classes (then step_active is its cheaper step).
+  bool classes_dropped(std::size_t i) const { return active_[i] < K_; }
+  /// Step on block i over its active classes only: scores them at the current w (the caller
+  /// counts an approximate oracle call: the max over a subset of the block's planes) and solves
+  /// the sub-problem on their face of the simplex. The block gap recorded is the one
+  /// over those classes. Returns as step().
+  double step_active(std::size_t i) {
+    active_scores(i);
+    return solve_block(i, std::numeric_limits<double>::quiet_NaN(), -1);
+  }
+  /// max_k G_k - min_{k: mbar_ik > 0} G_k of the last step's block before the step (over its
+  /// active classes): 0 iff the block was optimal; what shrinking's eps_shrink bounds.
+  double last_violation() const { return last_violation_; }
+  /// Share of the classes still active, over all blocks (for the record).
+  double active_class_share() const {
+    double s = 0;
+    for (int a : active_) s += a;
+    return n_ == 0 ? 1.0 : s / (static_cast<double>(n_) * K_);
   }
 
   /// Whether w is kept feature-major (sparse X): then the loop takes the scores from scores()
@@ -218,13 +228,16 @@ class SimplexBlocks : public DualState {
     for (int k : touched_) detail::axpy_row(target + static_cast<std::size_t>(k) * d_, s * dm_[static_cast<std::size_t>(k)], x, d_);
   }
 
-  /// Asks for block i's rows of mbar and o (the loop calls it for the next block: in random
+  /// Asks for block i's rows of mbar, o and the class order (the loop calls it for the next block: in random
   /// order each is a cache miss once n K doubles exceed the cache). A hint; changes no number.
   void prefetch(std::size_t i) const {
     const std::size_t bytes = static_cast<std::size_t>(K_) * sizeof(double);
     const char* m = reinterpret_cast<const char*>(mbar_.data() + i * static_cast<std::size_t>(K_));
     const char* o = reinterpret_cast<const char*>(off_.data() + i * static_cast<std::size_t>(K_));
+    const char* c = reinterpret_cast<const char*>(cls_.data() + i * static_cast<std::size_t>(K_));
     for (std::size_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(m + b), __builtin_prefetch(o + b);
+    if (class_shrinking_)
+      for (std::size_t b = 0; b < bytes / 2 + 63; b += 64) __builtin_prefetch(c + b);
   }
 
   /// mbar_i (K values), for tests.
@@ -236,8 +249,113 @@ class SimplexBlocks : public DualState {
   std::vector<double> mbar_;     ///< n x K: row i = mbar_i, a point of the simplex
   std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i)
   std::vector<double> sq_norm_;  ///< ||x_i||^2
-  std::vector<double> v_, m_, dm_, kept_;  ///< scratch of one step (K values each)
+  bool class_shrinking_;
+  double last_violation_ = 0;    ///< max_k G_k - min over the classes holding weight, before the last step
+  std::vector<int> cls_;         ///< n x K: row i = a permutation of the classes, active ones first
+  std::vector<int> active_;      ///< number of active classes of block i
+  std::vector<double> S_, G_, v_, m_, dm_, kept_;  ///< scratch of one step, by active position
   std::vector<int> touched_;     ///< classes whose entry the last step changed
+
+  /// S_[a] = <w_k, x_i> for the active classes k = cls_i[a] of block i (step_active's scores).
+  void active_scores(std::size_t i) {
+    const auto K = static_cast<std::size_t>(K_);
+    const int* c = cls_.data() + i * K;
+    const auto na = static_cast<std::size_t>(active_[i]);
+    const auto r = ex_.unit_begin(i);
+    if (feature_major_) {
+      // LIBLINEAR's layout: each nonzero reads the active classes' weights of its feature.
+      const auto& X = ex_.X.sparse();
+      std::fill(S_.begin(), S_.begin() + static_cast<std::ptrdiff_t>(na), 0.0);
+      for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e) {
+        const double* wj = wT_.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
+        const double x = X.valuePtr()[e];
+        for (std::size_t a = 0; a < na; ++a) S_[a] += x * wj[c[a]];
+      }
+    } else if (ex_.X.is_sparse()) {
+      for (std::size_t a = 0; a < na; ++a) S_[a] = ex_.X.row_dot(r, w.data() + static_cast<std::size_t>(c[a]) * d_);
+    } else {
+      const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
+      for (std::size_t a = 0; a < na; ++a) S_[a] = detail::dot_row(w.data() + static_cast<std::size_t>(c[a]) * d_, x, d_);
+    }
+  }
+
+  /// The step on block i over its active classes, whose scores are in S_ (by position).
+  /// target: the oracle's value S_yhat + o_i(yhat) and yhat, or NaN and -1 after step_active
+  /// (then the best active class stands in for the oracle's label).
+  double solve_block(std::size_t i, double target, int yhat) {
+    const auto K = static_cast<std::size_t>(K_);
+    double* mb = mbar_.data() + i * K;
+    const double* o = off_.data() + i * K;
+    int* c = cls_.data() + i * K;
+    std::size_t na = static_cast<std::size_t>(active_[i]);
+    // G = S + o_i, the gradient of n F in block i; value = <mbar_i, S> + cbar_i, the value of
+    // the current block's plane (mbar_i is 0 outside the active classes).
+    double value = 0, best = -std::numeric_limits<double>::infinity();
+    std::size_t best_a = 0;
+    for (std::size_t a = 0; a < na; ++a) {
+      G_[a] = S_[a] + o[c[a]];
+      value += mb[c[a]] * S_[a];
+      if (G_[a] > best) best = G_[a], best_a = a;
+    }
+    if (yhat < 0) target = best, yhat = c[best_a];
+    last_gap_ = target - value - cbar_[i];
+    last_block_ = i;
+    last_scale_ = 0;
+
+    double min_held = std::numeric_limits<double>::infinity();
+    for (std::size_t a = 0; a < na; ++a)
+      if (mb[c[a]] > 0) min_held = std::min(min_held, G_[a]);
+    // The block is optimal iff no class beats a class holding weight (KKT of the sub-problem).
+    last_violation_ = best - min_held;
+    if (class_shrinking_) {
+      for (std::size_t a = 0; a < na;) {
+        if (mb[c[a]] == 0 && G_[a] < min_held) {
+          --na;  // swap the dropped class behind the active ones
+          std::swap(c[a], c[na]), std::swap(S_[a], S_[na]), std::swap(G_[a], G_[na]);
+        } else {
+          ++a;
+        }
+      }
+      active_[i] = static_cast<int>(na);
+    }
+
+    const double q = sq_norm_[i];
+    if (q > 0) {
+      const double t = lambda_ * static_cast<double>(n_) / q;
+      for (std::size_t a = 0; a < na; ++a) v_[a] = mb[c[a]] + t * G_[a];
+      project_onto_simplex(v_.data(), na, m_.data(), kept_);
+    } else {
+      // x_i = 0: w does not depend on block i; the best vertex of o_i (the oracle's label, which
+      // no class shrinking drops: it has the largest G).
+      for (std::size_t a = 0; a < na; ++a) m_[a] = c[a] == yhat ? 1.0 : 0.0;
+    }
+    touched_.clear();
+    double move = 0, circ = 0;
+    for (std::size_t a = 0; a < na; ++a) {
+      dm_[static_cast<std::size_t>(c[a])] = mb[c[a]] - m_[a];
+      move = std::max(move, std::abs(mb[c[a]] - m_[a]));
+      circ += m_[a] * o[c[a]];
+    }
+    if (move <= kNoMove) return 0.0;
+    for (std::size_t a = 0; a < na; ++a) {
+      const auto k = static_cast<std::size_t>(c[a]);
+      if (dm_[k] != 0.0) touched_.push_back(c[a]), mb[k] = m_[a];
+    }
+    move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
+    if (feature_major_) {
+      // wT[j K + k] += (1/(lambda n)) x_ij Dm_k over the nonzeros j and the touched classes k.
+      const auto& X = ex_.X.sparse();
+      const auto r = ex_.unit_begin(i);
+      for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e) {
+        double* wj = wT_.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
+        const double a = last_scale_ * X.valuePtr()[e];
+        for (int k : touched_) wj[k] += a * dm_[static_cast<std::size_t>(k)];
+      }
+    } else {
+      add_last_change(w.data(), 1.0);
+    }
+    return 1.0;
+  }
 };
 
 }  // namespace dualgap_bcfw
