@@ -80,6 +80,26 @@ TEST_CASE("oracle calls made during evaluation are counted as evaluation") {
   CHECK(rec.curve_json()["oracle_calls"][0] == 2.0);
 }
 
+TEST_CASE("untimed calls are counted by kind (evaluation apart) and add no oracle time") {
+  struct Dummy : Oracle {
+  } oracle;
+  OracleCounters counters;
+  oracle.count_untimed(CallKind::approximate);  // no counters attached: nothing to count into
+  oracle.attach_counters(&counters);
+  oracle.count_untimed(CallKind::approximate);
+  oracle.count_untimed(CallKind::approximate, 4);
+  oracle.count_untimed(CallKind::exact, 2);
+  counters.evaluating = true;
+  oracle.count_untimed(CallKind::exact, 3);
+  counters.evaluating = false;
+  CHECK(counters.approx_calls == 5);
+  CHECK(counters.exact_calls == 2);
+  CHECK(counters.eval_calls == 3);
+  CHECK(counters.oracle_time_s == 0.0);
+  CHECK(counters.approx_time_s == 0.0);
+  CHECK(counters.eval_oracle_time_s == 0.0);
+}
+
 TEST_CASE("schedules: every k passes and geometric") {
   Scripted obj;
   RunRecorder every(StopCriteria{}, Schedule::from_json(json{{"every", 3}}), nullptr);
