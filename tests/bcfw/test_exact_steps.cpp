@@ -192,6 +192,30 @@ TEST_CASE("exact steps on sparse data (feature-major w, scores by the solver) fo
   CHECK(rs->rows.back().counters.approx_calls > 0);  // class shrinking's steps ran on both
 }
 
+TEST_CASE("dense data with few nonzeros (copied to CSR by the solver) gives the run of the same data stored sparse") {
+  Data dense, sparse;
+  dense.train = blobs(50, 10, 5, 91, 1.0, false);
+  DenseMatrix X = dense.train.X.dense();
+  for (Eigen::Index i = 0; i < X.rows(); ++i)  // 20 % nonzero: below the solver's quarter
+    for (Eigen::Index j = 0; j < X.cols(); ++j)
+      if ((i + j) % 5 != 0) X(i, j) = 0;
+  dense.train.X = FeatureMatrix(X);
+  sparse.train = dense.train;
+  sparse.train.X = FeatureMatrix(SparseMatrix(X.sparseView()));
+  auto oracle = multiclass();
+  OracleCounters cd, cs;
+  auto rd = run_solver("bcfw", dense, *oracle, 1.0 / 50, exact(4), 1e5, 0.0, &cd, 3);
+  auto rs = run_solver("bcfw", sparse, *oracle, 1.0 / 50, exact(4), 1e5, 0.0, &cs, 3);
+  REQUIRE(rd->rows.size() == rs->rows.size());
+  for (std::size_t r = 0; r < rd->rows.size(); ++r) {
+    CHECK(*rd->rows[r].m.primal == doctest::Approx(*rs->rows[r].m.primal).epsilon(1e-12));
+    CHECK(*rd->rows[r].m.dual == doctest::Approx(*rs->rows[r].m.dual).epsilon(1e-12));
+    CHECK(rd->rows[r].counters.approx_calls == rs->rows[r].counters.approx_calls);
+  }
+  CHECK(rd->rows.back().passes < 1e5);  // converged by the solver's own rule
+  CHECK(*rd->rows.back().m.primal - *rd->rows.back().m.dual < 1e-9);
+}
+
 TEST_CASE("without shrinking: n exact oracle calls per pass") {
   Data data;
   data.train = blobs(20, 3, 3, 41, 3.0);

@@ -131,8 +131,9 @@ class MpBcfw {
       if (shrink_.skip(i)) continue;
       ++visited;
       if (t + 1 < m) {
-        prefetch_example(ex_, order[t + 1]);
+        // Exact steps may read their own copy of the rows (simplex_blocks.hpp): they prefetch.
         if constexpr (Storage::kExact) st_.prefetch(order[t + 1]);
+        else prefetch_example(ex_, order[t + 1]);
       }
       if constexpr (Storage::kExact) {
         // A pass that skips blocks steps on a block's active classes only (simplex_blocks.hpp).

@@ -9,13 +9,16 @@
 
 namespace dualgap_bcfw {
 
+/// Rows [r0, r1) of a CSR matrix: their values and column indices.
+inline void prefetch_rows(const dualgap::SparseMatrix& X, Eigen::Index r0, Eigen::Index r1) {
+  const auto b = X.outerIndexPtr()[r0], e = X.outerIndexPtr()[r1];
+  for (auto k = b; k < e; k += 8) __builtin_prefetch(X.valuePtr() + k);
+  for (auto k = b; k < e; k += 16) __builtin_prefetch(X.innerIndexPtr() + k);
+}
+
 inline void prefetch_example(const dualgap::Examples& ex, std::size_t i) {
   if (ex.X.is_sparse()) {
-    // CSR: the values and column indices of the example's rows.
-    const auto& X = ex.X.sparse();
-    const auto b = X.outerIndexPtr()[ex.unit_begin(i)], e = X.outerIndexPtr()[ex.unit_end(i)];
-    for (auto k = b; k < e; k += 8) __builtin_prefetch(X.valuePtr() + k);
-    for (auto k = b; k < e; k += 16) __builtin_prefetch(X.innerIndexPtr() + k);
+    prefetch_rows(ex.X.sparse(), ex.unit_begin(i), ex.unit_end(i));
     return;
   }
   const auto& X = ex.X.dense();
