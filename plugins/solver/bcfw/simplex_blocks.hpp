@@ -15,7 +15,8 @@
 // The step moves block i to m* (so F never decreases and the block is optimal for the other
 // blocks fixed): the FW step of BCFW moves only towards the best vertex, with a line search.
 //
-// Storage: mbar (n x K, row i = mbar_i) and o (n x K) dense; w and phi_circ as in DualState.
+// Storage: mbar (n x K, row i = mbar_i) and o (n x K; none for the 0-1 loss, where o_i(k) =
+// [k != y_i]) dense; w and phi_circ as in DualState.
 // Sparse X: w is kept feature-major (wT[j K + k] = w_k[j]) while the solver runs, and the loop
 // computes the scores itself (max_oracle_scored): a sparse row's scores then read K contiguous
 // weights per nonzero instead of K weights d apart each (sector: d = 55197, K = 105, 46 MB of w,
@@ -157,18 +158,26 @@ class SimplexBlocks : public DualState {
     active_.assign(n_, K_);
     S_.assign(K, 0.0), G_.assign(K, 0.0), v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
     touched_.reserve(K);
+    label_.assign(n_, 0);
     std::vector<int> y(1);
+    zero_one_ = true;
     for (std::size_t i = 0; i < n_; ++i) {
       const int yi = ex.y[static_cast<std::size_t>(ex.unit_begin(i))];
+      label_[i] = yi;
       for (int k = 0; k < K_; ++k) {
         y[0] = k;
-        off_[i * K + static_cast<std::size_t>(k)] = oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - c_truth_[i];
+        const double o = oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - c_truth_[i];
+        off_[i * K + static_cast<std::size_t>(k)] = o;
+        zero_one_ = zero_one_ && o == (k != yi ? 1.0 : 0.0);
         cls_[i * K + static_cast<std::size_t>(k)] = k;
       }
       // Algorithm 2, line 1: phi^i = phi^{i y_i}, the vertex e_{y_i} (DualState set cbar_i = o_i(y_i)).
       mbar_[i * K + static_cast<std::size_t>(yi)] = 1.0;
       sq_norm_[i] = ex.X.row_sq_norm(ex.unit_begin(i));
     }
+    // The 0-1 loss without a constant term (the multiclass oracle): o_i(k) = [k != y_i] needs no
+    // table, and a visit reads one random row less.
+    if (zero_one_) off_ = std::vector<double>();
   }
 
   /// Exact step on block i after the exact oracle call: S is the unary score table of the current
@@ -243,16 +252,20 @@ class SimplexBlocks : public DualState {
     for (int k : touched_) detail::axpy_row(target + static_cast<std::size_t>(k) * d_, s * dm_[static_cast<std::size_t>(k)], x, d_);
   }
 
-  /// Asks for block i's feature row and its rows of mbar, o and the class order (the loop calls it for the next block: in random
-  /// order each is a cache miss once n K doubles exceed the cache). A hint; changes no number.
+  /// Asks for block i's feature row and its rows of mbar, o and the class order (the loop calls
+  /// it for the next block: in random order each is a cache miss once n K doubles exceed the
+  /// cache). A hint; changes no number.
   void prefetch(std::size_t i) const {
     const std::size_t bytes = static_cast<std::size_t>(K_) * sizeof(double);
     const char* m = reinterpret_cast<const char*>(mbar_.data() + i * static_cast<std::size_t>(K_));
-    const char* o = reinterpret_cast<const char*>(off_.data() + i * static_cast<std::size_t>(K_));
     if (rows_) prefetch_rows(*rows_, ex_.unit_begin(i), ex_.unit_end(i));
     else prefetch_example(ex_, i);
     const char* c = reinterpret_cast<const char*>(cls_.data() + i * static_cast<std::size_t>(K_));
-    for (std::size_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(m + b), __builtin_prefetch(o + b);
+    for (std::size_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(m + b);
+    if (!zero_one_) {
+      const char* o = reinterpret_cast<const char*>(off_.data() + i * static_cast<std::size_t>(K_));
+      for (std::size_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(o + b);
+    }
     if (class_shrinking_)
       for (std::size_t b = 0; b < bytes / 2 + 63; b += 64) __builtin_prefetch(c + b);
   }
@@ -266,7 +279,9 @@ class SimplexBlocks : public DualState {
   bool feature_major_ = false;   ///< rows_ set: w lives in wT_ during passes
   std::vector<double> wT_;       ///< d x K: wT_[j K + k] = w_k[j] (feature_major_ only)
   std::vector<double> mbar_;     ///< n x K: row i = mbar_i, a point of the simplex
-  std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i)
+  std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i); empty if zero_one_
+  std::vector<int> label_;       ///< y_i
+  bool zero_one_ = false;        ///< o_i(k) = [k != y_i] for every block (no table kept)
   std::vector<double> sq_norm_;  ///< ||x_i||^2
   bool class_shrinking_;
   double last_violation_ = 0;    ///< max_k G_k - min over the classes holding weight, before the last step
@@ -321,7 +336,10 @@ class SimplexBlocks : public DualState {
   double solve_block(std::size_t i, double target, int yhat) {
     const auto K = static_cast<std::size_t>(K_);
     double* mb = mbar_.data() + i * K;
-    const double* o = off_.data() + i * K;
+    // o_i(k): from the table, or [k != y_i] for the 0-1 loss
+    const double* o = zero_one_ ? nullptr : off_.data() + i * K;
+    const int yi = label_[i];
+    auto off = [o, yi](int k) { return o ? o[k] : (k != yi ? 1.0 : 0.0); };
     int* c = cls_.data() + i * K;
     std::size_t na = static_cast<std::size_t>(active_[i]);
     // G = S + o_i, the gradient of n F in block i; value = <mbar_i, S> + cbar_i, the value of
@@ -329,7 +347,7 @@ class SimplexBlocks : public DualState {
     double value = 0, best = -std::numeric_limits<double>::infinity();
     std::size_t best_a = 0;
     for (std::size_t a = 0; a < na; ++a) {
-      G_[a] = S_[a] + o[c[a]];
+      G_[a] = S_[a] + off(c[a]);
       value += mb[c[a]] * S_[a];
       if (G_[a] > best) best = G_[a], best_a = a;
     }
@@ -370,7 +388,7 @@ class SimplexBlocks : public DualState {
     for (std::size_t a = 0; a < na; ++a) {
       dm_[static_cast<std::size_t>(c[a])] = mb[c[a]] - m_[a];
       move = std::max(move, std::abs(mb[c[a]] - m_[a]));
-      circ += m_[a] * o[c[a]];
+      circ += m_[a] * off(c[a]);
     }
     if (move <= kNoMove) return 0.0;
     for (std::size_t a = 0; a < na; ++a) {
