@@ -1,6 +1,7 @@
-// Tests of the bcfw solver's mini-batch exact passes on several threads (options batch, threads;
-// plugins/solver/bcfw/minibatch.hpp): the numbers depend on the batch, never on the thread count;
-// counting stays exact; batch steps keep the dual certified and reach the QP optimum.
+// Tests of the bcfw solver's mini-batch exact passes on several threads (options batch, threads,
+// batch_step; plugins/solver/bcfw/minibatch.hpp): the numbers depend on the batch, never on the
+// thread count; counting stays exact; sequential batch steps are the steps of a direct
+// implementation; batch steps keep the dual certified and reach the QP optimum.
 #include "bcfw_support.hpp"
 
 using namespace bcfw_test;
@@ -86,11 +87,12 @@ const json kVariants[] = {
 TEST_CASE("threads: 2 threads run exactly the numbers and counts of 1 thread with the same batch") {
   for (const auto& p : problems()) {
     for (json v : kVariants) {
-      for (int batch : {2, 3}) {
+      for (int batch : {2, 3, 5}) {
         for (const char* blocks : {"marginals", "dense"}) {
           if (std::string(blocks) == "dense" && p.oracle->uses_transitions()) continue;
           v["blocks"] = blocks;
           v["batch"] = batch;
+          v["batch_step"] = batch == 3 ? "sequential" : "common";
           CAPTURE(p.name);
           CAPTURE(v.dump());
           json one = v, two = v;
@@ -174,8 +176,12 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
     const std::pair<json, double> variants[] = {
         {json{{"threads", "2"}, {"batch", 2}}, 5e-4},
         {json{{"threads", "2"}, {"batch", 5}}, 5e-4},
+        {json{{"threads", "2"}, {"batch", 8}, {"batch_step", "sequential"}}, 5e-4},
         {json{{"threads", "2"}, {"batch", 4}, {"averaging", true}}, 5e-4},
         {json{{"threads", "2"}, {"batch", 4}, {"multiplane", true}}, 1e-4},
+        {json{{"threads", "2"}, {"batch", 5}, {"batch_step", "sequential"}}, 5e-4},
+        {json{{"threads", "2"}, {"batch", 4}, {"batch_step", "sequential"}, {"averaging", true}}, 5e-4},
+        {json{{"threads", "2"}, {"batch", 4}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-4},
     };
     for (const auto& [v, tol] : variants) {
       CAPTURE(v.dump());
@@ -198,6 +204,8 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
     const std::pair<json, double> variants[] = {
         {json{{"batch", 3}}, 5e-3},
         {json{{"batch", 3}, {"multiplane", true}}, 1e-3},
+        {json{{"batch", 3}, {"batch_step", "sequential"}}, 5e-3},
+        {json{{"batch", 3}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-3},
     };
     for (const auto& [v, tol] : variants) {
       CAPTURE(v.dump());
@@ -211,10 +219,93 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
   }
 }
 
+TEST_CASE("threads: sequential batch steps are the steps of a direct implementation (stale corners, line search at the current w)") {
+  // The reference keeps each block as a dense point phi^i = (phi^i_star, phi^i_circ) and, per
+  // batch of the cyclic order, asks the oracle for all corners at the batch's w, then steps the
+  // blocks one after another with BCFW's line search at the current w. It shares no code with
+  // the solver but the oracle's argmax and the joint features.
+  struct Case {
+    std::string name;
+    Examples ex;
+    std::shared_ptr<StructuredOracle> oracle;
+    double lambda;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"multiclass", blobs(17, 3, 4, 31, 1.2), dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass"), 0.05});
+  cases.push_back({"chain", sequences(11, 1, 4, 3, 3, 32), dualgap::test::make<StructuredOracle>(Kind::oracle, "chain_viterbi"), 0.1});
+  for (auto& cs : cases) {
+    for (int batch : {2, 4, 7}) {
+      CAPTURE(cs.name);
+      CAPTURE(batch);
+      const Examples& ex = cs.ex;
+      StructuredOracle& oracle = *cs.oracle;
+      const std::size_t n = ex.num_examples();
+      const double nn = static_cast<double>(n), lambda = cs.lambda;
+      const auto dim = static_cast<Eigen::Index>(oracle.dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes));
+      auto plane = [&](std::size_t i, const int* y, Vector& star) {  // (phi(x_i,y) - phi(x_i,y_i)) / n, offset / n
+        const int* yi = ex.y.data() + ex.unit_begin(i);
+        star = Vector::Zero(dim);
+        oracle.add_joint_features(ex, i, y, 1.0 / nn, star);
+        oracle.add_joint_features(ex, i, yi, -1.0 / nn, star);
+        return (oracle.loss(ex, i, y) + oracle.constant(ex, i, y) - oracle.constant(ex, i, yi)) / nn;
+      };
+      std::vector<Vector> star(n);
+      std::vector<double> circ(n);
+      Vector phi_star = Vector::Zero(dim);
+      double phi_circ = 0;
+      for (std::size_t i = 0; i < n; ++i) {  // phi^i = phi^{i y_i}: zero features (exactly, as in the
+        const int* yi = ex.y.data() + ex.unit_begin(i);  // solver: w = 0 ties the oracle's labelings)
+        star[i] = Vector::Zero(dim), circ[i] = oracle.loss(ex, i, yi) / nn, phi_circ += circ[i];
+      }
+      const int passes = 3;
+      std::vector<double> ref_dual;
+      for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t b0 = 0; b0 < n; b0 += static_cast<std::size_t>(batch)) {
+          const std::size_t b1 = std::min(n, b0 + static_cast<std::size_t>(batch));
+          const Vector w_batch = -phi_star / lambda;
+          std::vector<Labeling> corner(b1 - b0);
+          std::vector<double> scores;
+          for (std::size_t i = b0; i < b1; ++i) oracle.max_oracle(ex, i, w_batch, corner[i - b0], scores);
+          for (std::size_t i = b0; i < b1; ++i) {
+            Vector hat;
+            const double hat_circ = plane(i, corner[i - b0].labels.data(), hat);
+            const Vector diff = star[i] - hat;
+            const double norm2 = diff.squaredNorm();
+            double g = norm2 > 0 ? (diff.dot(phi_star) - lambda * (circ[i] - hat_circ)) / norm2 : 0.0;
+            g = std::clamp(g, 0.0, 1.0);
+            phi_star -= star[i], phi_circ -= circ[i];
+            star[i] = (1 - g) * star[i] + g * hat, circ[i] = (1 - g) * circ[i] + g * hat_circ;
+            phi_star += star[i], phi_circ += circ[i];
+          }
+        }
+        ref_dual.push_back(-phi_star.squaredNorm() / (2 * lambda) + phi_circ);
+      }
+      Data data;
+      data.train = ex;
+      OracleCounters c;
+      auto rec = run_bcfw(data, oracle, lambda,
+                          json{{"batch", batch}, {"sample", "cyclic"}, {"blocks", "marginals"}, {"batch_step", "sequential"}},
+                          passes, 0.0, &c);
+      REQUIRE(rec->rows.size() == static_cast<std::size_t>(passes) + 1);
+      for (int pass = 0; pass < passes; ++pass) {
+        CAPTURE(pass);
+        CHECK(*rec->rows[static_cast<std::size_t>(pass) + 1].m.dual ==
+              doctest::Approx(ref_dual[static_cast<std::size_t>(pass)]).epsilon(1e-10));
+      }
+      // the common step (the default) takes another path (the comparison above can fail)
+      OracleCounters c2;
+      auto common = run_bcfw(data, oracle, lambda, json{{"batch", batch}, {"sample", "cyclic"}, {"blocks", "marginals"}},
+                             passes, 0.0, &c2);
+      CHECK(std::abs(*common->rows.back().m.dual - ref_dual.back()) > 1e-8 * std::abs(ref_dual.back()));
+    }
+  }
+}
+
 TEST_CASE("threads: bad values are refused; no oracle factory with threads > 1 is a clear error") {
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "two"}}));
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "0"}}));
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"batch", -1}}));
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"batch_step", "together"}}));
   CHECK_THROWS(dualgap::test::make<Solver>(
       Kind::solver, "bcfw", json{{"multiplane", true}, {"inner_steps", 2}, {"batch", 2}}));
   CHECK_NOTHROW(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "auto"}}));

@@ -66,7 +66,7 @@ class MpBcfw {
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         averages_(opt.averaging, opt.multiplane, st.w.size()),
         inner_(opt.inner_steps, opt.inner),
-        batches_(opt.batch_size(), opt.thread_count(), oracle, ex, ctx),
+        batches_(opt.batch_size(), opt.batch_step == BatchStep::sequential, opt.thread_count(), oracle, ex, ctx),
         shrink_(Storage::kExact ? opt.shrinking : 0, n_) {
     if (Storage::kDense && opt_.working_sets()) ws_.keep_vectors(static_cast<std::size_t>(st.w.size()));
     // Inner steps keep the whole table up to date incrementally, so they need it complete.
@@ -168,14 +168,14 @@ class MpBcfw {
   }
 
   /// Line 5 with option batch > 1: the pass in mini-batches whose exact oracle calls run in
-  /// parallel and whose blocks step together (minibatch.hpp, Wang et al., ICML 2016); each
-  /// oracle plane joins W_i with the batch's step size.
+  /// parallel at the batch's w, and whose blocks then step one by one or together (minibatch.hpp,
+  /// Wang et al., ICML 2016); each oracle plane joins W_i with its block's step size.
   bool minibatch_pass(const std::vector<std::size_t>& order, int iteration) {
     using Slot = typename MiniBatches<Storage>::Slot;
     return batches_.pass(
         order, st_,
         [&](const Slot& s, double gamma) {
-          order_.exact_gap(s.i, -s.change.bracket());
+          order_.exact_gap(s.i, -s.bracket);
           if (opt_.working_sets()) {
             const double* v = nullptr;
             if constexpr (Storage::kDense) v = s.change.plane.data();

@@ -14,6 +14,7 @@ enum class Sampling { permutation, uniform, cyclic, gap };
 enum class Inner { pairwise, fw };
 enum class Blocks { automatic, marginals, dense };
 enum class BlockStep { automatic, fw, exact };
+enum class BatchStep { common, sequential };
 
 struct Options {
   bool multiplane = false;
@@ -34,6 +35,7 @@ struct Options {
   bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
   std::string threads = "1";  ///< a positive integer or "auto" (minibatch.hpp)
   int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
+  BatchStep batch_step = BatchStep::common;  ///< how the blocks of a mini-batch step (minibatch.hpp)
 
   bool working_sets() const { return multiplane && N > 0; }
   /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
@@ -120,9 +122,14 @@ struct Options {
             "ICML 2016); approximate passes stay serial. The numbers depend on batch, not on threads "
             "(but batch 0 follows threads)");
     b.field(&Options::batch, "batch",
-            "blocks per mini-batch of an exact pass, all stepped with one common exact line "
-            "search (0 = the thread count; 1 = BCFW's block-by-block pass)")
+            "blocks per mini-batch of an exact pass, whose oracle calls are made at the same w "
+            "(0 = the thread count; 1 = BCFW's block-by-block pass)")
         .min(0);
+    b.choice(&Options::batch_step, "batch_step", {{"common", BatchStep::common}, {"sequential", BatchStep::sequential}},
+             "how the blocks of a mini-batch step after their oracle calls: common (all with one step "
+             "size along their summed change: the synchronous mini-batch of Wang et al., ICML 2016) or "
+             "sequential (one after another, each with BCFW's exact line search at the w the earlier "
+             "steps left, towards the corner its oracle call found at the batch's w)");
   }
   /// Rules across parameters (single values are checked by the schema).
   bool validate(std::string* error) const {
