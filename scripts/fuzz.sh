@@ -13,6 +13,7 @@ shift || true
 jobs=$(nproc 2>/dev/null || echo 2)
 # shellcheck disable=SC2086
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDUALGAP_FUZZ=ON \
+  -DCMAKE_UNITY_BUILD="${DUALGAP_UNITY_BUILD:-ON}" \
   -DCMAKE_CXX_FLAGS="-gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   ${DUALGAP_CMAKE_ARGS:-} >/dev/null
 harnesses=("$@")

@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <random>
 #include <string>
 
@@ -13,6 +16,24 @@
 #include "schema.hpp"
 
 namespace dualgap::test {
+
+/// The whole file (binary); "" when it cannot be read.
+inline std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Redirects std::cout into `out` while alive.
+struct Capture {
+  std::ostringstream out;
+  std::streambuf* old;
+  Capture() : old(std::cout.rdbuf(out.rdbuf())) {}
+  ~Capture() { std::cout.rdbuf(old); }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+};
 
 /// Registry over the build tree's plugin folder only.
 inline PluginRegistry& plugins() {

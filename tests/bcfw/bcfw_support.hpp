@@ -19,6 +19,11 @@ namespace bcfw_test {
 using namespace dualgap;
 
 /// Multi-class data: K Gaussian blobs in d dimensions (overlapping), labels 0..K-1.
+/// The built-in multi-class oracle (plugins/oracle/multiclass).
+inline std::shared_ptr<StructuredOracle> multiclass() {
+  return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
+}
+
 inline Examples blobs(std::size_t n, int d, int K, std::uint64_t seed, double spread = 1.0,
                       bool sparse = false) {
   std::mt19937_64 rng(seed);

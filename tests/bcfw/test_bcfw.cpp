@@ -5,10 +5,6 @@ using namespace bcfw_test;
 
 namespace {
 
-std::shared_ptr<StructuredOracle> multiclass() {
-  return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
-}
-
 double final_gap(const TestRecorder& rec) { return *rec.rows.back().m.primal - *rec.rows.back().m.dual; }
 
 double extra(const dualgap::Scores& m, const std::string& name) { return m.column(name).value_or(std::nan("")); }

@@ -27,10 +27,6 @@ class WeightedMulticlassOracle final : public StructuredOracle {
   }
 };
 
-std::shared_ptr<StructuredOracle> multiclass() {
-  return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
-}
-
 json exact(int shrinking = 0) { return json{{"block_step", "exact"}, {"shrinking", shrinking}}; }
 
 }  // namespace

@@ -12,8 +12,11 @@
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
+#include "test_support.hpp"
 
 using namespace dualgap::compare;
+using dualgap::test::Capture;
+using dualgap::test::read_all;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
@@ -36,13 +39,6 @@ bool require_tool(const std::string& path, const std::string& why) {
     MESSAGE("SKIPPED: " << path << " is missing, cannot check " << why << " (fails when CI is set)");
   }
   return false;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Width and height from the PNG IHDR chunk; {0,0} when not a PNG.

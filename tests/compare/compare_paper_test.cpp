@@ -14,8 +14,11 @@
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
+#include "test_support.hpp"
 
 using namespace dualgap::compare;
+using dualgap::test::Capture;
+using dualgap::test::read_all;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
@@ -24,20 +27,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Capture {  // redirects std::cout while alive
-  std::ostringstream out;
-  std::streambuf* old;
-  Capture() : old(std::cout.rdbuf(out.rdbuf())) {}
-  ~Capture() { std::cout.rdbuf(old); }
-};
 
 // A run whose duality gap drops from 1 to 1e-6 at checkpoint `solved_at` (time = checkpoint
 // index); never when solved_at < 0.

@@ -11,8 +11,11 @@
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
+#include "test_support.hpp"
 
 using namespace dualgap::compare;
+using dualgap::test::Capture;
+using dualgap::test::read_all;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::TempDir;
 using dualgap::compare::testing::write_run;
@@ -306,15 +309,6 @@ TEST_CASE("oracle-cost replay rescales the oracle share of time only") {
   CHECK(series(set, set.runs[0], "oracle_time", 10.0)[2] == doctest::Approx(10.0));
   CHECK(axis_label("time", 10.0).find("x10") != std::string::npos);
 }
-
-namespace {
-struct Capture {  // redirects std::cout while alive
-  std::ostringstream out;
-  std::streambuf* old;
-  Capture() : old(std::cout.rdbuf(out.rdbuf())) {}
-  ~Capture() { std::cout.rdbuf(old); }
-};
-}  // namespace
 
 TEST_CASE("compare_main: exit status and outputs") {
   TempDir tmp;

@@ -14,7 +14,7 @@ using namespace dualgap::test;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kEnv = "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
+const std::string kBrokenPlugins = "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
 
 /// A small multi-class LIBSVM file with labels 0..K-1 (separable-ish Gaussian blobs).
 void write_blobs(const fs::path& p, int n, int d, int K, std::uint64_t seed) {
@@ -67,7 +67,7 @@ TEST_CASE("a solver that reports false numbers by every means the API leaves ope
              "  - {name: model,  plugin: test_solver, params: {behaviour: lie_model}}\n"
              "  - {name: shape,  plugin: test_solver, params: {behaviour: lie_shape}}\n"
              "stop: {max_passes: 5, deadline: 30}\n");
-  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string(), kEnv);
+  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string(), kBrokenPlugins);
   INFO(r.output);
   CHECK(r.code == 1);
   const std::map<std::string, std::string> why = {{"column", "computed by the core"},

@@ -10,7 +10,7 @@ namespace fs = std::filesystem;
 namespace {
 // handle_segv=0: under AddressSanitizer (the build-asan tree of CI) the crash test's SIGSEGV
 // must kill the child by the signal, as in a plain build, not become ASan's report and exit 1.
-const std::string kEnv = "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
+const std::string kBrokenPluginsNoSegv = "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
 
 std::string experiment(const std::string& solvers, const std::string& extra = "") {
   return "name: iso\n"
@@ -30,7 +30,7 @@ TEST_CASE("a crash, an exception, an endless loop and NaN each get their status;
                         "  - {name: nan,   plugin: test_solver, params: {behaviour: nan}}\n"
                         "  - {name: budget, plugin: test_solver, params: {behaviour: budget}}\n"));
   auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --jobs 2 --no-report --out " + (dir.path / "res").string(),
-                   kEnv);
+                   kBrokenPluginsNoSegv);
   INFO(r.output);
   CHECK(r.code == 1);  // some runs failed
   auto status = [&](const std::string& id) {
@@ -60,20 +60,20 @@ TEST_CASE("resume: finished runs are skipped unless --force; a config change rer
   TempDir dir;
   write_text(dir.path / "exp.yaml", experiment("  - {name: ok, plugin: test_solver}\n", "repeats: 2\n"));
   const std::string base = "run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string();
-  auto first = run_cli(base, kEnv);
+  auto first = run_cli(base, kBrokenPluginsNoSegv);
   REQUIRE(first.code == 0);
   const auto file = dir.path / "res" / "iso" / "ok__r0" / "run.json";
   const auto stamp = fs::last_write_time(file);
   const auto hash = read_json(file)["config_hash"];
-  auto second = run_cli(base, kEnv);
+  auto second = run_cli(base, kBrokenPluginsNoSegv);
   CHECK(second.code == 0);
   CHECK(second.output.find("[skip] ok__r0") != std::string::npos);
   CHECK(second.output.find("2 skipped") != std::string::npos);
   CHECK(fs::last_write_time(file) == stamp);
-  auto changed = run_cli(base + " --set stop.max_passes=5", kEnv);
+  auto changed = run_cli(base + " --set stop.max_passes=5", kBrokenPluginsNoSegv);
   CHECK(changed.output.find("0 skipped") != std::string::npos);
   CHECK(read_json(file)["config_hash"] != hash);
-  auto forced = run_cli(base + " --set stop.max_passes=5 --force", kEnv);
+  auto forced = run_cli(base + " --set stop.max_passes=5 --force", kBrokenPluginsNoSegv);
   CHECK(forced.output.find("0 skipped") != std::string::npos);
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("resume does not depend on how the experiment file or a data path is s
   write_text(dir.path / "exp.yaml", "name: iso\ndata: {plugin: libsvm, train: a.svm}\nsolvers:\n"
                                     "  - {name: ok, plugin: test_solver}\nstop: {max_passes: 3}\n");
   const std::string cd = "cd \"" + dir.str() + "\" && ";
-  auto first = run_cli("run exp.yaml --no-report --out res", cd + kEnv);
+  auto first = run_cli("run exp.yaml --no-report --out res", cd + kBrokenPluginsNoSegv);
   INFO(first.output);
   REQUIRE(first.code == 0);
   const auto hash = read_json(dir.path / "res" / "iso" / "ok__r0" / "run.json")["config_hash"];
@@ -93,7 +93,7 @@ TEST_CASE("resume does not depend on how the experiment file or a data path is s
            "run ./exp.yaml --no-report --out res", "run " + (dir.path / "exp.yaml").string() + " --no-report --out res",
         "run exp.yaml --no-report --out res --set data.train=./a.svm",
         "run ./exp.yaml --no-report --out res --set data.train=" + (dir.path / "a.svm").string()}) {
-    auto again = run_cli(spelling, cd + kEnv);
+    auto again = run_cli(spelling, cd + kBrokenPluginsNoSegv);
     INFO(spelling << "\n" << again.output);
     CHECK(again.output.find("[skip] ok__r0") != std::string::npos);
     CHECK(again.output.find("1 skipped") != std::string::npos);
@@ -101,19 +101,19 @@ TEST_CASE("resume does not depend on how the experiment file or a data path is s
   CHECK(read_json(dir.path / "res" / "iso" / "ok__r0" / "run.json")["config_hash"] == hash);
   // Another file's bytes under the same name rerun.
   write_text(dir.path / "a.svm", svm + "1 1:0.5 2:0.5\n");
-  auto changed = run_cli("run exp.yaml --no-report --out res", cd + kEnv);
+  auto changed = run_cli("run exp.yaml --no-report --out res", cd + kBrokenPluginsNoSegv);
   CHECK(changed.output.find("0 skipped") != std::string::npos);
 }
 
 TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 2") {
   TempDir dir;
   write_text(dir.path / "exp.yaml", experiment("  - {name: ok, plugin: test_solver}\n", "sweep: {stop.max_passes: [1, 2]}\n"));
-  auto v = run_cli("validate " + (dir.path / "exp.yaml").string(), kEnv);
+  auto v = run_cli("validate " + (dir.path / "exp.yaml").string(), kBrokenPluginsNoSegv);
   CHECK(v.code == 0);
   CHECK(v.output.find("valid; 2 runs") != std::string::npos);
   CHECK(!fs::exists("results/iso"));
   write_text(dir.path / "bad.yaml", experiment("  - {name: ok, plugin: test_solver, params: {behaviour: dance}}\n"));
-  auto b = run_cli("validate " + (dir.path / "bad.yaml").string(), kEnv);
+  auto b = run_cli("validate " + (dir.path / "bad.yaml").string(), kBrokenPluginsNoSegv);
   CHECK(b.code == 2);
   CHECK(b.output.find("bad.yaml:4:46: solver 'ok' (plugin test_solver): parameter 'behaviour' = 'dance' is not one of: "
                       "converge, crash, throw, loop, nan, budget") != std::string::npos);
@@ -124,9 +124,9 @@ TEST_CASE("--only runs the matching runs with the seeds of the full experiment; 
   write_text(dir.path / "exp.yaml", experiment("  - {name: a, plugin: test_solver}\n  - {name: b, plugin: test_solver}\n",
                                                "repeats: 3\n"));
   const std::string exp = (dir.path / "exp.yaml").string();
-  auto all = run_cli("run " + exp + " --no-report --out " + (dir.path / "all").string(), kEnv);
+  auto all = run_cli("run " + exp + " --no-report --out " + (dir.path / "all").string(), kBrokenPluginsNoSegv);
   REQUIRE(all.code == 0);
-  auto some = run_cli("run " + exp + " --no-report --only 'b__r[12]' --only a__r2 --out " + (dir.path / "some").string(), kEnv);
+  auto some = run_cli("run " + exp + " --no-report --only 'b__r[12]' --only a__r2 --out " + (dir.path / "some").string(), kBrokenPluginsNoSegv);
   INFO(some.output);
   REQUIRE(some.code == 0);
   CHECK(some.output.find("3 runs: 3 done") != std::string::npos);
@@ -138,7 +138,7 @@ TEST_CASE("--only runs the matching runs with the seeds of the full experiment; 
     CHECK(one["config"]["seeds"] == ref["config"]["seeds"]);  // repeat r keeps its data split
     CHECK(one["config_hash"] == ref["config_hash"]);
   }
-  auto none = run_cli("validate " + exp + " --only 'c__*'", kEnv);
+  auto none = run_cli("validate " + exp + " --only 'c__*'", kBrokenPluginsNoSegv);
   CHECK(none.code == 2);
   CHECK(none.output.find("--only 'c__*' matches no run; the run ids are: a__r0, a__r1, a__r2, b__r0") != std::string::npos);
 }
@@ -152,7 +152,7 @@ TEST_CASE("data.validation holds out a stratified part of train as the evaluatio
            "stop: {max_passes: 2}\n";
   };
   write_text(dir.path / "exp.yaml", yaml(", validation: 0.25"));
-  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string(), kEnv);
+  auto r = run_cli("run " + (dir.path / "exp.yaml").string() + " --no-report --out " + (dir.path / "res").string(), kBrokenPluginsNoSegv);
   INFO(r.output);
   REQUIRE(r.code == 0);
   auto a = read_json(dir.path / "res" / "val" / "a__r0" / "run.json")["data_info"];
@@ -166,14 +166,14 @@ TEST_CASE("data.validation holds out a stratified part of train as the evaluatio
   CHECK(a["validation"] == b["validation"]);  // every solver of a repeat sees the same hold-out
   // Without the key the runs are as before (no validation entry, the test set is used).
   write_text(dir.path / "plain.yaml", yaml(""));
-  auto p = run_cli("run " + (dir.path / "plain.yaml").string() + " --no-report --out " + (dir.path / "res2").string(), kEnv);
+  auto p = run_cli("run " + (dir.path / "plain.yaml").string() + " --no-report --out " + (dir.path / "res2").string(), kBrokenPluginsNoSegv);
   REQUIRE(p.code == 0);
   auto plain = read_json(dir.path / "res2" / "val" / "a__r0" / "run.json")["data_info"];
   CHECK(!plain.contains("validation"));
   CHECK(plain["test"]["examples"] == 25);
   // A fraction outside (0, 1) is a configuration error at its line and column.
   write_text(dir.path / "bad.yaml", yaml(", validation: 1.5"));
-  auto bad = run_cli("validate " + (dir.path / "bad.yaml").string(), kEnv);
+  auto bad = run_cli("validate " + (dir.path / "bad.yaml").string(), kBrokenPluginsNoSegv);
   CHECK(bad.code == 2);
   CHECK(bad.output.find("bad.yaml:2:") != std::string::npos);
   CHECK(bad.output.find("'validation' must be a number in (0, 1)") != std::string::npos);

@@ -189,18 +189,16 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
 TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong API version is refused") {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
-  dualgap::test::TempDir t;
-  const fs::path src = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "sdk" / "fixtures";
-  auto r = s.build(src, t.path / "build");  // builds bad_api only (reaches_internals is excluded)
-  INFO(r.output);
-  REQUIRE(r.status == 0);
+  const Fixtures& f = fixtures();  // built without reaches_internals (excluded from all)
+  INFO(f.build.output);
+  REQUIRE(f.build.status == 0);
 
-  r = s.build(src, t.path / "build", "dualgap_reaches_internals");
+  auto r = sh(std::string(DUALGAP_TEST_CMAKE) + " --build " + q(f.bin) + " --target dualgap_reaches_internals");
   INFO(r.output);
   CHECK(r.status != 0);
   CHECK(r.output.find("loader.hpp") != std::string::npos);
 
-  const fs::path so = t.path / "build" / "plugins" / "dualgap_bad_api.so";
+  const fs::path so = f.plugins / "dualgap_bad_api.so";
   REQUIRE(fs::exists(so));
   try {
     dualgap::load_plugin_file(so.string());
@@ -212,7 +210,7 @@ TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong A
     CHECK(msg.find("API version " + std::to_string(dualgap::kApiVersion)) != std::string::npos);
     CHECK(msg.find("rebuild") != std::string::npos);
   }
-  r = s.cli("plugins", t.path / "build" / "plugins");
+  r = s.cli("plugins", f.plugins);
   INFO(r.output);
   CHECK(r.output.find("API version") != std::string::npos);  // the CLI reports the refusal
 }
@@ -220,14 +218,13 @@ TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong A
 TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's data is freed by the core; another value is refused") {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
+  const Fixtures& f = fixtures();
+  INFO(f.build.output);
+  REQUIRE(f.build.status == 0);
   dualgap::test::TempDir t;
-  const fs::path src = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "sdk" / "fixtures";
-  auto r = s.build(src, t.path / "build");
-  INFO(r.output);
-  REQUIRE(r.status == 0);
   static_assert(dualgap::kEigenMaxAlignBytes == 16);
   {
-    auto lp = dualgap::load_plugin_file((t.path / "build" / "plugins" / "dualgap_simd_dataset.so").string());
+    auto lp = dualgap::load_plugin_file((f.plugins / "dualgap_simd_dataset.so").string());
     CHECK(lp.description->eigen_max_align_bytes == 16);
     auto ds = dualgap::create_object<dualgap::DatasetPlugin>(lp, dualgap::Params(dualgap::json::object()));
     for (int k = 0; k < 20; ++k) {
@@ -238,7 +235,7 @@ TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's d
     }  // ... and the rest here, in this (core-side) code
   }
   try {
-    dualgap::load_plugin_file((t.path / "build" / "plugins" / "dualgap_wrong_align.so").string());
+    dualgap::load_plugin_file((f.plugins / "dualgap_wrong_align.so").string());
     FAIL("a plugin with another Eigen alignment was loaded");
   } catch (const dualgap::PluginLoadError& e) {
     const std::string msg = e.what();
@@ -248,7 +245,7 @@ TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's d
   // An out-of-tree file that includes Eigen with AVX-512 flags before dualgap's headers, without
   // the SDK's definitions, does not compile (the #error of dualgap/eigen_abi.hpp).
   std::ofstream(t.path / "early_eigen.cpp") << "#include <Eigen/Core>\n#include \"dualgap/data.hpp\"\nint main() {}\n";
-  r = sh("c++ -std=c++20 -mavx512f -fsyntax-only -I" + q(s.prefix / "include") + " -I/usr/include/eigen3 " +
+  auto r = sh("c++ -std=c++20 -mavx512f -fsyntax-only -I" + q(s.prefix / "include") + " -I/usr/include/eigen3 " +
          q(t.path / "early_eigen.cpp"));
   INFO(r.output);
   CHECK(r.status != 0);

@@ -83,4 +83,18 @@ inline const Sdk& sdk() {
   return s;
 }
 
+/// tests/sdk/fixtures built once per test process against the installed SDK (two test cases
+/// read its plugins; building it twice cost a configure and three plugin builds).
+struct Fixtures {
+  dualgap::test::TempDir tmp;
+  fs::path src = fs::path(DUALGAP_TEST_SOURCE_DIR) / "tests" / "sdk" / "fixtures";
+  fs::path bin = tmp.path / "build", plugins = bin / "plugins";
+  Result build = sdk().build(src, bin);  // the default targets: not reaches_internals
+};
+
+inline const Fixtures& fixtures() {
+  static Fixtures f;
+  return f;
+}
+
 }  // namespace dualgap::sdk_test

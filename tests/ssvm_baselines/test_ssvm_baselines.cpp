@@ -13,10 +13,6 @@ using namespace bcfw_test;
 
 namespace {
 
-std::shared_ptr<StructuredOracle> multiclass() {
-  return dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
-}
-
 /// Multi-class oracle by enumeration of the K classes (0/1 loss), independent of the plugin,
 /// counting the argmax calls it actually performs (training and evaluation alike).
 class CountingMulticlass final : public StructuredOracle {

@@ -14,7 +14,7 @@ namespace dualgap::check {
 
 namespace {
 
-struct Reader {
+struct ClaimsReader {
   std::string path;
 
   [[noreturn]] void fail(const YAML::Node& node, const std::string& what) const {
@@ -209,7 +209,7 @@ struct Reader {
 }  // namespace
 
 ClaimsFile read_claims(const std::string& path) {
-  Reader r{path};
+  ClaimsReader r{path};
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

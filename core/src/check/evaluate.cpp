@@ -95,12 +95,6 @@ std::string side_name(const Side& s) {
   return extra.empty() ? n : n + " (" + extra + ")";
 }
 
-double last_finite(const std::vector<double>& v) {
-  for (auto it = v.rbegin(); it != v.rend(); ++it)
-    if (std::isfinite(*it)) return *it;
-  return kNaN;
-}
-
 /// A column of a run (derived as compare derives it), or a summary value as a one-point series.
 std::vector<double> column(const RunSet& set, const Run& run, const std::string& name) {
   auto s = series(set, run, name);

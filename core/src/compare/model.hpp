@@ -5,6 +5,7 @@
 // the CLI only needs compare.hpp.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <limits>
@@ -21,6 +22,16 @@
 namespace dualgap::compare {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The last finite value of a series (a run's final value); NaN when there is none.
+inline double last_finite(const std::vector<double>& v) {
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (std::isfinite(*it)) return *it;
+  return kNaN;
+}
+
+/// A number for JSON output, null when it is not finite (JSON has no NaN or infinity).
+inline nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 /// One run.json. Curve columns are numeric; JSON null becomes NaN.
 struct Run {

@@ -109,8 +109,6 @@ std::vector<double> Profile::costs_of(std::size_t s) const {
 
 namespace {
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 // The breakpoints of a step function counting values <= t: the sorted distinct finite values,
 // with the fraction reached at each.
 std::pair<std::vector<double>, std::vector<double>> steps(std::vector<double> values, std::size_t problems) {
@@ -130,8 +128,8 @@ json profile_json(const Profile& pr) {
   for (std::size_t s = 0; s < pr.solvers.size(); ++s) {
     json cost = json::array(), ratio = json::array();
     for (std::size_t p = 0; p < pr.problems.size(); ++p) {
-      cost.push_back(num(pr.cost[p][s]));
-      ratio.push_back(num(pr.ratio[p][s]));
+      cost.push_back(json_number(pr.cost[p][s]));
+      ratio.push_back(json_number(pr.ratio[p][s]));
     }
     auto [tau, rho] = steps(pr.ratios_of(s), pr.problems.size());
     auto [alpha, d] = steps(pr.costs_of(s), pr.problems.size());
@@ -142,7 +140,7 @@ json profile_json(const Profile& pr) {
                               {"cost", cost},
                               {"ratio", ratio},
                               {"solved", pr.solved[s]},
-                              {"geomean_ratio", num(pr.geomean_ratio[s])},
+                              {"geomean_ratio", json_number(pr.geomean_ratio[s])},
                               {"performance_profile", {{"tau", tau}, {"rho", rho}}},
                               {"data_profile", {{"alpha", alpha}, {"d", d}}}});
   }

@@ -19,11 +19,9 @@ namespace dualgap::compare {
 
 namespace {
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 json split_bounds_json(const Problem& p) {
   json out = json::array();
-  for (const auto& [upper, lower] : p.split_bounds) out.push_back({{"best_upper", num(upper)}, {"best_lower", num(lower)}});
+  for (const auto& [upper, lower] : p.split_bounds) out.push_back({{"best_upper", json_number(upper)}, {"best_lower", json_number(lower)}});
   return out;
 }
 
@@ -31,15 +29,9 @@ std::string bound_text(const json& v) {
   return v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : std::string("none");
 }
 
-double last_finite(const std::vector<double>& v) {
-  for (auto it = v.rbegin(); it != v.rend(); ++it)
-    if (std::isfinite(*it)) return *it;
-  return kNaN;
-}
-
 json cell_json(const CensoredStats& s) {
-  return {{"total", s.total},           {"reached", s.reached}, {"median", num(s.median)},
-          {"median_censored", s.median_censored}, {"min", num(s.min)}, {"max", num(s.max)},
+  return {{"total", s.total},           {"reached", s.reached}, {"median", json_number(s.median)},
+          {"median_censored", s.median_censored}, {"min", json_number(s.min)}, {"max", json_number(s.max)},
           {"max_censored", s.max_censored}};
 }
 
@@ -155,8 +147,8 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
                {"note", p.note},
                {"approximate", p.approximate},
                {"has_dual", p.has_dual},
-               {"best_upper", num(p.best_upper)},
-               {"best_lower", num(p.best_lower)},
+               {"best_upper", json_number(p.best_upper)},
+               {"best_lower", json_number(p.best_lower)},
                {"split_bounds", split_bounds_json(p)},
                {"y", ry},
                {"levels", relative ? "relative" : "absolute"},
@@ -225,7 +217,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
         }
         if (v.empty()) continue;
         auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-        fin[name] = {{"median", num(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
+        fin[name] = {{"median", json_number(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
       }
       js["final"] = std::move(fin);
       js["final_order"] = names;  // "final" is a JSON object (sorted keys): the display order
@@ -240,7 +232,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
     for (const auto& name : {ry, std::string("primal"), std::string("dual"), std::string("gap"),
                              std::string("test_error"), std::string("time"), std::string("passes")}) {
       if (name.empty()) continue;
-      fin[name] = num(last_finite(series(set, r, name, options.oracle_cost)));
+      fin[name] = json_number(last_finite(series(set, r, name, options.oracle_cost)));
     }
     runs.push_back({{"path", r.path},
                     {"experiment", r.experiment},

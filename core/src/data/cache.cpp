@@ -90,7 +90,7 @@ struct Writer {
   void str(const std::string& s) { vec(s.data(), s.size()); }
 };
 
-struct Reader {
+struct CacheReader {
   std::string_view in;
   std::size_t pos = 0;
   bool ok = true;
@@ -160,7 +160,7 @@ void write_examples(Writer& w, const Examples& e) {
   }
 }
 
-bool read_examples(Reader& r, Examples& e) {
+bool read_examples(CacheReader& r, Examples& e) {
   std::int32_t k;
   if (!r.pod(k)) return false;
   e.num_classes = k;
@@ -217,7 +217,7 @@ std::string serialize_data(const Data& data, std::uint64_t key) {
 }
 
 bool deserialize_data(std::string_view bytes, std::uint64_t key, Data& out) {
-  Reader h{bytes};
+  CacheReader h{bytes};
   char magic[8];
   std::uint32_t version, reserved;
   std::uint64_t k, size, sum;
@@ -229,7 +229,7 @@ bool deserialize_data(std::string_view bytes, std::uint64_t key, Data& out) {
   if (version != kDataCacheVersion || k != key || size != bytes.size() - h.pos) return false;
   const std::string_view payload = bytes.substr(h.pos);
   if (hash64(payload) != sum) return false;
-  Reader r{payload};
+  CacheReader r{payload};
   Data d;
   std::string source;
   if (!r.str(d.name) || !r.str(source) || !read_examples(r, d.train) || !read_examples(r, d.test)) return false;
