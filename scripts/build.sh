@@ -2,7 +2,7 @@
 # Configures and builds dualgap (Release) into ./build. Extra CMake options: DUALGAP_CMAKE_ARGS.
 # A unity build (CMAKE_UNITY_BUILD: the sources of a multi-file target compiled in batches of 8,
 # the headers parsed once per batch) takes about a quarter less time from a clean tree (the
-# sanitizer tree on 2 cores: 21.8 -> 16.5 min), the quickstart's and CI's case.
+# sanitizer tree on 2 cores: 21.8 -> about 16.5 min), the quickstart's and CI's case.
 # DUALGAP_UNITY_BUILD=OFF compiles every file on its own (a missing #include a batch hides shows
 # there; a one-file edit rebuilds one file, not its batch).
 set -euo pipefail

@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <random>
@@ -16,14 +15,6 @@
 #include "schema.hpp"
 
 namespace dualgap::test {
-
-/// The whole file (binary); "" when it cannot be read.
-inline std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Redirects std::cout into `out` while alive.
 struct Capture {

@@ -13,10 +13,11 @@
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
+#include "util.hpp"
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
-using dualgap::test::read_all;
+using dualgap::read_file;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
@@ -43,7 +44,7 @@ bool require_tool(const std::string& path, const std::string& why) {
 
 // Width and height from the PNG IHDR chunk; {0,0} when not a PNG.
 std::pair<unsigned, unsigned> png_size(const fs::path& p) {
-  const std::string b = read_all(p);
+  const std::string b = read_file(p);
   if (b.size() < 24 || b.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || b.compare(12, 4, "IHDR") != 0) return {0, 0};
   auto be32 = [&](std::size_t o) {
     return (unsigned(static_cast<unsigned char>(b[o])) << 24) | (unsigned(static_cast<unsigned char>(b[o + 1])) << 16) |
@@ -127,7 +128,7 @@ TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   make_results(tmp.path / "results");
   const fs::path html = tmp.path / "report.html";
   REQUIRE(compare_main({(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
-  const std::string page = read_all(html);
+  const std::string page = read_file(html);
   CHECK(page.size() > 50000);
   CHECK(page.size() < 5'000'000);
   // self-contained: the plotting library is inlined, nothing is fetched at view time
@@ -250,7 +251,7 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
   // PDF: TrueType (Type 42) fonts only, never Type 3
   const fs::path pdf = tmp.path / "fig.pdf";
   REQUIRE(compare_main({dir, "--figure", pdf.string()}) == 0);
-  CHECK(read_all(pdf).rfind("%PDF", 0) == 0);
+  CHECK(read_file(pdf).rfind("%PDF", 0) == 0);
   if (require_tool("/usr/bin/pdffonts", "the fonts embedded in PDF figures")) {
     const std::string fonts = run_capture("/usr/bin/pdffonts " + pdf.string());
     INFO(fonts);
@@ -264,7 +265,7 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
   REQUIRE(compare_main({dir, "--figure", svg_all.string()}) == 0);
   REQUIRE(compare_main({dir, "--figure", svg_some.string(), "--solver", "MP-*", "--order", "MP-BCFW-avg",
                         "--metrics", "gap"}) == 0);
-  const std::string all = read_all(svg_all), some = read_all(svg_some);
+  const std::string all = read_file(svg_all), some = read_file(svg_some);
   CHECK(all.find("<text") != std::string::npos);  // text stays text (svg.fonttype none)
   RunSet full = load_runs({dir});
   for (const auto& s : kSolvers) {

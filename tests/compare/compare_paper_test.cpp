@@ -15,10 +15,11 @@
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
+#include "util.hpp"
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
-using dualgap::test::read_all;
+using dualgap::read_file;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::run_capture;
 using dualgap::compare::testing::TempDir;
@@ -143,7 +144,7 @@ TEST_CASE("CSV export: one row per run x checkpoint; pandas loads it with the do
     }
   const fs::path csv = tmp.path / "curves.csv";
   REQUIRE(compare_main({(tmp.path / "results").string(), "--csv", csv.string()}) == 0);
-  const std::string text = read_all(csv);
+  const std::string text = read_file(csv);
   std::istringstream in(text);
   std::string header, line;
   std::getline(in, header);
@@ -157,7 +158,7 @@ TEST_CASE("CSV export: one row per run x checkpoint; pandas loads it with the do
   CHECK(text.find("BCFW[M=2]") != std::string::npos);
 
   // the three lines of docs/compare.md, run as they are written there
-  const std::string docs = read_all(fs::path(DUALGAP_TEST_SOURCE_DIR) / "docs" / "compare.md");
+  const std::string docs = read_file(fs::path(DUALGAP_TEST_SOURCE_DIR) / "docs" / "compare.md");
   const auto marker = docs.find("<!-- pandas loader: tested by tests/compare/compare_paper_test.cpp -->");
   REQUIRE(marker != std::string::npos);
   const auto begin = docs.find("```python\n", marker) + 10;

@@ -15,7 +15,6 @@
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
-using dualgap::test::read_all;
 using dualgap::compare::testing::SyntheticRun;
 using dualgap::compare::testing::TempDir;
 using dualgap::compare::testing::write_run;

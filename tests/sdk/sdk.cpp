@@ -176,7 +176,7 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
     for (const auto& e : fs::recursive_directory_iterator(t.path / "results" / (name + "-demo")))
       if (e.path().filename() == "run.json") {
         ++runs;
-        const auto run = dualgap::json::parse(read(e.path()));
+        const auto run = dualgap::json::parse(dualgap::read_file(e.path()));
         INFO(e.path().string());
         CHECK(run["status"] != "failed");
         CHECK(run["curve"]["primal"].size() >= 2);

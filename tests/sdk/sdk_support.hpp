@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "test_support.hpp"
+#include "util.hpp"  // read_file
 
 namespace dualgap::sdk_test {
 
@@ -34,13 +34,6 @@ inline Result sh(const std::string& cmd) {
 }
 
 inline std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
-inline std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// The SDK installed once per test process into a temporary prefix.
 struct Sdk {

@@ -106,11 +106,11 @@ TEST_CASE("tutorial: the commands of docs/writing-an-oracle.md run from scaffold
   for (const auto& e : fs::directory_iterator(mine)) {
     if (!fs::exists(e.path() / "run.json")) continue;
     INFO(e.path().string());
-    const auto a = dualgap::json::parse(read(e.path() / "run.json"));
+    const auto a = dualgap::json::parse(dualgap::read_file(e.path() / "run.json"));
     CHECK(a["status"] != "failed");
     CHECK(a["config"]["oracle"]["plugin"] == "my_chain");
     REQUIRE(fs::exists(theirs / e.path().filename() / "run.json"));
-    const auto b = dualgap::json::parse(read(theirs / e.path().filename() / "run.json"));
+    const auto b = dualgap::json::parse(dualgap::read_file(theirs / e.path().filename() / "run.json"));
     CHECK(b["config"]["oracle"]["plugin"] == "chain_viterbi");
     CHECK(a["summary"]["primal"].get<double>() ==
           doctest::Approx(b["summary"]["primal"].get<double>()).epsilon(1e-9));

@@ -31,7 +31,9 @@ inline double last_finite(const std::vector<double>& v) {
 }
 
 /// A number for JSON output, null when it is not finite (JSON has no NaN or infinity).
-inline nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+inline nlohmann::json json_number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 /// One run.json. Curve columns are numeric; JSON null becomes NaN.
 struct Run {
