@@ -115,37 +115,45 @@ def fig6(dirs):
 
     Works for both views: fixed-problem mode (one run per solver, one pass = one master iteration)
     and column generation (one pass = one boosting iteration; the target is L-BFGS-B's objective
-    at its last iteration, reported against cumulative master time and total solver time)."""
+    at its last iteration, reported against cumulative master time and total solver time).
+    One table per repeat: each repeat has its own data split, so its own L-BFGS-B target."""
     for d in dirs:
-        curves = {solver_name(r): r["curve"] for _, r in runs([d])}
-        if "LBFGS-B" not in curves:
-            continue
-        lb = curves["LBFGS-B"]
-        target = lb["master_objective"][-1]
-        t_lb = lb["master_time"][-1]
-        tt_lb = lb["time"][-1] if "time" in lb else None
-        print(f"## {os.path.basename(os.path.normpath(d))}")
-        print(f"L-BFGS-B final master objective {target:.10g}: {t_lb:.4f} s master time"
-              + (f", {tt_lb:.4f} s solver time" if tt_lb is not None else "")
-              + f", {lb['passes'][-1]:g} passes")
-        cols = [("master_time", "master s")] + ([("time", "solver s")] if tt_lb is not None else [])
-        hdr = []
-        for tcol, lab in cols:
-            hdr += [f"{lab} to {tol:g}" for tol in TOLS]
-        print("| solver | " + " | ".join(hdr) + " | final objective | passes | ratio to L-BFGS-B at 1e-6 (master) |")
-        print("|---" * (len(hdr) + 4) + "|")
-        for s, c in sorted(curves.items(), key=lambda kv: (kv[0] == "LBFGS-B", kv[0])):
-            row = []
-            for tcol, _ in cols:
-                for tol in TOLS:
-                    t = time_to(c, target, tol, tcol)
-                    row.append(f"{t:.4f}" if t is not None else "never")
-            t6 = time_to(c, target, 1e-6, "master_time")
-            t6lb = time_to(lb, target, 1e-6, "master_time")
-            ratio = f"{t6 / t_lb:.3f}" if t6 is not None and t_lb > 0 else "-"
-            print(f"| {s} | " + " | ".join(row) +
-                  f" | {c['master_objective'][-1]:.10g} | {c['passes'][-1]:g} | {ratio} |")
-        print()
+        by_repeat = defaultdict(dict)
+        for _, r in runs([d]):
+            by_repeat[r.get("repeat", 0)][solver_name(r)] = r["curve"]
+        for rep, curves in sorted(by_repeat.items()):
+            title = os.path.basename(os.path.normpath(d)) + (f", repeat {rep}" if len(by_repeat) > 1 else "")
+            fig6_table(title, curves)
+
+
+def fig6_table(title, curves):
+    if "LBFGS-B" not in curves:
+        return
+    lb = curves["LBFGS-B"]
+    target = lb["master_objective"][-1]
+    t_lb = lb["master_time"][-1]
+    tt_lb = lb["time"][-1] if "time" in lb else None
+    print(f"## {title}")
+    print(f"L-BFGS-B final master objective {target:.10g}: {t_lb:.4f} s master time"
+          + (f", {tt_lb:.4f} s solver time" if tt_lb is not None else "")
+          + f", {lb['passes'][-1]:g} passes")
+    cols = [("master_time", "master s")] + ([("time", "solver s")] if tt_lb is not None else [])
+    hdr = []
+    for tcol, lab in cols:
+        hdr += [f"{lab} to {tol:g}" for tol in TOLS]
+    print("| solver | " + " | ".join(hdr) + " | final objective | passes | ratio to L-BFGS-B at 1e-6 (master) |")
+    print("|---" * (len(hdr) + 4) + "|")
+    for s, c in sorted(curves.items(), key=lambda kv: (kv[0] == "LBFGS-B", kv[0])):
+        row = []
+        for tcol, _ in cols:
+            for tol in TOLS:
+                t = time_to(c, target, tol, tcol)
+                row.append(f"{t:.4f}" if t is not None else "never")
+        t6 = time_to(c, target, 1e-6, "master_time")
+        ratio = f"{t6 / t_lb:.3f}" if t6 is not None and t_lb > 0 else "-"
+        print(f"| {s} | " + " | ".join(row) +
+              f" | {c['master_objective'][-1]:.10g} | {c['passes'][-1]:g} | {ratio} |")
+    print()
 
 
 if __name__ == "__main__":
