@@ -17,12 +17,13 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++
   -DCMAKE_CXX_FLAGS="-gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
   ${DUALGAP_CMAKE_ARGS:-} >/dev/null
 harnesses=("$@")
-targets=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(fuzz_libsvm fuzz_dense_text fuzz_idx fuzz_ocr_tsv fuzz_experiment fuzz_set fuzz_run_json)
-  targets=(fuzzers)  # tests/fuzz/CMakeLists.txt: all of them as one target, built in parallel
+  # every harness of tests/fuzz (one fuzz_<name>.cpp each), built as one target in parallel
+  harnesses=($(cd tests/fuzz && for f in fuzz_*.cpp; do echo "${f%.cpp}"; done))
+  cmake --build build-fuzz -j"$jobs" --target fuzzers
+else
+  cmake --build build-fuzz -j"$jobs" --target "${harnesses[@]}"
 fi
-cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 work=$(mktemp -d)
