@@ -10,9 +10,9 @@
 #include <random>
 #include <string>
 
-#include "loader.hpp"
+#include "plugins/loader.hpp"
 #include "dualgap/objective.hpp"
-#include "schema.hpp"
+#include "experiment/schema.hpp"
 
 namespace dualgap::test {
 

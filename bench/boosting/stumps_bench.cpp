@@ -10,8 +10,8 @@
 #include <random>
 
 #include "dualgap/oracles/weak_learner.hpp"
-#include "loader.hpp"
-#include "schema.hpp"
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
 
 using namespace dualgap;
 

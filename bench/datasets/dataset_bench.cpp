@@ -17,8 +17,8 @@
 #include "data/pipeline.hpp"
 #include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
-#include "loader.hpp"
-#include "schema.hpp"
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
 
 using namespace dualgap;
 namespace fs = std::filesystem;

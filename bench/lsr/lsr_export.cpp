@@ -8,10 +8,10 @@
 #include <iostream>
 
 #include "data/pipeline.hpp"
-#include "config.hpp"
-#include "loader.hpp"
-#include "schema.hpp"
-#include "util.hpp"
+#include "experiment/config.hpp"
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
+#include "base/util.hpp"
 
 using namespace dualgap;
 

@@ -15,8 +15,8 @@
 #include "dualgap/oracles/block_loss.hpp"
 #include "data/options.hpp"
 #include "data/pipeline.hpp"
-#include "loader.hpp"
-#include "schema.hpp"
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
 
 using namespace dualgap;
 

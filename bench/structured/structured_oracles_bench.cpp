@@ -13,8 +13,8 @@
 
 #include "dualgap/dataset.hpp"
 #include "dualgap/oracles/structured.hpp"
-#include "loader.hpp"
-#include "schema.hpp"
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace fs = std::filesystem;
 

@@ -15,7 +15,7 @@
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
-#include "util.hpp"
+#include "base/util.hpp"
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;

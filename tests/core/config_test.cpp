@@ -2,7 +2,7 @@
 #include <set>
 
 #include "cli_support.hpp"
-#include "config.hpp"
+#include "experiment/config.hpp"
 
 using namespace dualgap;
 using namespace dualgap::test;

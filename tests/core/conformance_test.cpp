@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli_support.hpp"
-#include "recorder.hpp"
+#include "run/recorder.hpp"
 
 using namespace dualgap;
 using namespace dualgap::test;

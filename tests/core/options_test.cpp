@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "dualgap/plugin.hpp"
-#include "schema.hpp"
+#include "experiment/schema.hpp"
 
 using namespace dualgap;
 

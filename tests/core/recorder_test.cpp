@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "cli_support.hpp"
-#include "recorder.hpp"
-#include "util.hpp"
+#include "run/recorder.hpp"
+#include "base/util.hpp"
 
 using namespace dualgap;
 using namespace dualgap::test;

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "cli_support.hpp"
-#include "selection.hpp"
+#include "experiment/selection.hpp"
 
 using namespace dualgap;
 using namespace dualgap::test;

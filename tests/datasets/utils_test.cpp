@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "hash.hpp"
+#include "base/hash.hpp"
 #include "helpers.hpp"
 
 using namespace dstest;

@@ -14,7 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/cli_support.hpp"
-#include "datafetch/registry.hpp"
+#include "data/fetch/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace dualgap;

@@ -1,6 +1,6 @@
 // libFuzzer: the YAML experiment loader (load_yaml, then the checks of expand_experiment with
 // no plugins: names, seeds, repeats, sweeps, stop and record stop at the first plugin lookup).
-#include "config.hpp"
+#include "experiment/config.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

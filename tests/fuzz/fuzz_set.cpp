@@ -2,7 +2,7 @@
 // experiment (dotted keys, list indices, solver names, sweep keys, YAML values).
 #include <sstream>
 
-#include "config.hpp"
+#include "experiment/config.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

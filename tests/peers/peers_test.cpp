@@ -16,7 +16,7 @@
 #include "dualgap/oracles/block_loss.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/sampling.hpp"
-#include "recorder.hpp"
+#include "run/recorder.hpp"
 #include "test_support.hpp"
 
 using namespace dualgap;

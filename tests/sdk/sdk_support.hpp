@@ -10,7 +10,7 @@
 #include <string>
 
 #include "test_support.hpp"
-#include "util.hpp"  // read_file
+#include "base/util.hpp"  // read_file
 
 namespace dualgap::sdk_test {
 

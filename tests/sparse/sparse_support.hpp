@@ -5,7 +5,7 @@
 
 #include "dualgap/oracles/block_loss.hpp"
 #include "dualgap/plugin.hpp"
-#include "recorder.hpp"
+#include "run/recorder.hpp"
 #include "test_support.hpp"
 
 namespace dualgap::sparse_test {

@@ -8,7 +8,7 @@
 #include "data/options.hpp"
 #include "data/pipeline.hpp"
 #include "dualgap/dataset.hpp"
-#include "schema.hpp"
+#include "experiment/schema.hpp"
 #include "test_support.hpp"
 
 using dualgap::Kind;

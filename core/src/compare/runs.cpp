@@ -16,7 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
-#include "hash.hpp"
+#include "base/hash.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "dualgap/parse.hpp"
-#include "hash.hpp"
-#include "util.hpp"
+#include "base/hash.hpp"
+#include "base/util.hpp"
 
 namespace fs = std::filesystem;
 

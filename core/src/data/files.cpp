@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "datafetch/registry.hpp"
+#include "data/fetch/registry.hpp"
 #include "dualgap/parse.hpp"
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace fs = std::filesystem;
 

@@ -11,7 +11,7 @@
 #include "dualgap/dataset.hpp"
 #include "dualgap/parse.hpp"
 #include "dualgap/random.hpp"
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace dualgap {
 

@@ -14,7 +14,7 @@
 #include "data/options.hpp"
 #include "dualgap/data.hpp"
 #include "dualgap/dataset.hpp"
-#include "loader.hpp"
+#include "plugins/loader.hpp"
 
 namespace dualgap {
 

@@ -1,0 +1,178 @@
+#include "base/util.hpp"
+#include "dualgap/parse.hpp"  // valid_utf8
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace dualgap {
+
+std::string file_hash_hex(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> memo;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = memo.find(path); it != memo.end()) return it->second;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file for checksum");
+  Hash64 h;
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    h.add(buf.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  std::string out = h.hex();
+  std::lock_guard<std::mutex> lock(mu);
+  memo[path] = out;
+  return out;
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  // fsync before rename: on a cluster file system a rename can reach the server before the
+  // data, and a crash in between would leave an empty "finished" file.
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  fs::path tmp = p;
+  tmp += ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      fs::remove(tmp);
+      throw std::runtime_error(tmp.string() + ": write failed: " + std::strerror(err));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    fs::remove(tmp);
+    throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
+  }
+  fs::rename(tmp, p);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string expand_env_vars(std::string_view s, const std::function<void(const std::string& name)>& unset) {
+  auto name_char = [](char c, bool first) {
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
+  };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '$' && i + 1 < s.size() && (s[i + 1] == '{' || s[i + 1] == '(')) {
+      const char close = s[i + 1] == '{' ? '}' : ')';
+      std::size_t e = i + 2;
+      while (e < s.size() && name_char(s[e], e == i + 2)) ++e;
+      if (e > i + 2 && e < s.size() && s[e] == close) {
+        const std::string name(s.substr(i + 2, e - i - 2));
+        const char* v = std::getenv(name.c_str());
+        if (!v || !*v) {
+          unset(name);
+          throw std::runtime_error("environment variable " + name + " is not set");
+        }
+        out += v;
+        i = e + 1;
+        continue;
+      }
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
+std::string iso_time_now() {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::int64_t peak_rss_bytes() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<std::int64_t>(ru.ru_maxrss) * 1024;
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  const auto n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) len = 1, cp = c;
+    else if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+    else return false;
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // overlong forms, surrogates, beyond U+10FFFF
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    // the longest valid UTF-8 sequence starting here (1..4 bytes)
+    std::size_t len = 0;
+    for (std::size_t l = 1; l <= 4 && i + l <= s.size(); ++l)
+      if (valid_utf8(s.substr(i, l))) {
+        len = l;
+        break;
+      }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (len == 0 || (len == 1 && (c < 0x20 || c == 0x7f) && c != '\t')) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+}  // namespace dualgap

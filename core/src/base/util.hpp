@@ -1,0 +1,40 @@
+// Small utilities of the core: file hashes, atomic file writes, ${VAR} expansion, time stamps.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "dualgap/api.hpp"
+#include "dualgap/random.hpp"
+#include "base/hash.hpp"
+
+namespace dualgap {
+
+/// Checksum of a file's bytes (hex), memoized per path for this process. Throws if unreadable.
+DUALGAP_API std::string file_hash_hex(const std::string& path);
+
+/// Writes `content` to `path` atomically: a temporary file in the same folder, then rename.
+DUALGAP_API void write_file_atomic(const std::string& path, const std::string& content);
+
+/// Reads a whole file; throws std::runtime_error naming the file.
+DUALGAP_API std::string read_file(const std::string& path);
+
+/// Expands every ${NAME} (and $(NAME), the spelling config.cpp gives ${NAME} inside YAML flow
+/// mappings) in `s` with the environment variable NAME; NAME is [A-Za-z_][A-Za-z0-9_]*. A
+/// variable that is unset or empty calls `unset(NAME)`, which must throw the caller's message.
+/// The one ${VAR} expander of the core (config values, path defaults, dataset paths).
+DUALGAP_API std::string expand_env_vars(std::string_view s, const std::function<void(const std::string& name)>& unset);
+
+/// Current time as ISO 8601 (UTC).
+DUALGAP_API std::string iso_time_now();
+
+/// Peak resident set size of this process in bytes.
+DUALGAP_API std::int64_t peak_rss_bytes();
+
+/// `s` with every byte that is not part of valid UTF-8, and every control character but tab, as
+/// \xNN: safe in a message and in run.json.
+DUALGAP_API std::string printable(std::string_view s);
+
+}  // namespace dualgap

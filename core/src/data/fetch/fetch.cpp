@@ -1,0 +1,224 @@
+// Downloading a data set: libcurl (HTTP with Range to resume a .part file) and OpenSSL's
+// SHA-256; a file is kept only when its checksum matches the registry's.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <ostream>
+#include <stdexcept>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include "data/fetch/registry.hpp"
+#include "dualgap/parse.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dualgap::datafetch {
+
+namespace {
+
+std::string hex(const unsigned char* d, unsigned n) {
+  std::string s;
+  for (unsigned i = 0; i < n; ++i) s += fmt::format("{:02x}", d[i]);
+  return s;
+}
+
+std::string sha256_bytes(const char* data, std::size_t n) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (EVP_Digest(data, n, md, &len, EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 failed");
+  return hex(md, len);
+}
+
+}  // namespace
+
+std::string sha256_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  return hex(md, len);
+}
+
+std::string sha256_of_content(const std::string& path) {
+  const std::string content = read_data_file(path);
+  return sha256_bytes(content.data(), content.size());
+}
+
+namespace {
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) throw std::runtime_error("libcurl initialisation failed");
+  });
+}
+
+std::size_t write_to_file(char* data, std::size_t size, std::size_t n, void* file) {
+  return std::fwrite(data, size, n, static_cast<FILE*>(file)) * size;
+}
+
+struct Attempt {
+  CURLcode code = CURLE_OK;
+  long http = 0;
+  std::string error;
+};
+
+/// Appends the bytes of `url` from offset size(part) on (HTTP Range) to `part`.
+Attempt download(const std::string& url, const fs::path& part) {
+  global_init();
+  std::error_code ec;
+  const auto offset = fs::exists(part, ec) ? static_cast<curl_off_t>(fs::file_size(part, ec)) : 0;
+  FILE* out = std::fopen(part.c_str(), "ab");
+  if (!out) throw std::runtime_error(part.string() + ": cannot open for writing");
+  CURL* curl = curl_easy_init();
+  if (!curl) {
+    std::fclose(out);
+    throw std::runtime_error("libcurl: cannot create a handle");
+  }
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_to_file);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+  // A stalled transfer (under 1 byte/s for 60 s) ends with an error and keeps the .part.
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "dualgap-data-fetch");
+  if (offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, offset);
+  Attempt a;
+  a.code = curl_easy_perform(curl);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http);
+  a.error = error[0] ? error : curl_easy_strerror(a.code);
+  curl_easy_cleanup(curl);
+  if (std::fclose(out) != 0 && a.code == CURLE_OK) {
+    a.code = CURLE_WRITE_ERROR;
+    a.error = part.string() + ": write error";
+  }
+  return a;
+}
+
+enum class Check { ok, ok_content, mismatch };
+
+Check verify(const DataFile& f, const fs::path& file, std::string& got) {
+  got = sha256_of_file(file.string());
+  if (got == f.sha256) return Check::ok;
+  if (!f.sha256_uncompressed.empty()) {
+    try {
+      if (sha256_of_content(file.string()) == f.sha256_uncompressed) return Check::ok_content;
+    } catch (const std::exception&) {
+      // not decompressible: a plain mismatch
+    }
+  }
+  return Check::mismatch;
+}
+
+std::string human(long long bytes) {
+  if (bytes < 0) return "";
+  if (bytes >= 1 << 20) return fmt::format(" ({:.1f} MB)", bytes / 1048576.0);
+  return fmt::format(" ({:.1f} kB)", bytes / 1024.0);
+}
+
+/// Fetches one file; returns true when it is in place and verified.
+bool fetch_file(const Dataset& ds, const DataFile& f, const fs::path& dir, const FetchOptions& opt, std::ostream& log) {
+  const fs::path target = dir / f.path;
+  const fs::path part = fs::path(target.string() + ".part");
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  std::string got;
+  if (fs::exists(target, ec)) {
+    if (verify(f, target, got) != Check::mismatch) {
+      log << fmt::format("  {}: present, checksum ok\n", f.path);
+      return true;
+    }
+    log << fmt::format("  {}: present but its sha256 is {} (expected {}): downloading it again\n", f.path, got, f.sha256);
+  }
+  std::vector<std::string> urls = f.urls;
+  if (!opt.mirror.empty()) {
+    std::string m = opt.mirror;
+    while (!m.empty() && m.back() == '/') m.pop_back();
+    urls = {m + "/" + ds.name + "/" + f.path};
+  }
+  if (urls.empty()) {
+    log << fmt::format("  {}: error: no public source for this file ({}); set DUALGAP_DATA_MIRROR to a copy of the "
+                       "data folder served over HTTP\n",
+                       f.path, ds.ours);
+    return false;
+  }
+  for (const auto& url : urls) {
+    const auto before = fs::exists(part, ec) ? static_cast<long long>(fs::file_size(part, ec)) : 0LL;
+    log << fmt::format("  {}: {} {}{}\n", f.path, before > 0 ? fmt::format("resuming at byte {} from", before) : "from",
+                       url, human(f.bytes));
+    Attempt a = download(url, part);
+    if (a.code == CURLE_RANGE_ERROR || (a.code == CURLE_HTTP_RETURNED_ERROR && a.http == 416)) {
+      // The server cannot resume (or the .part is not a prefix of this file): start over.
+      log << fmt::format("  {}: the server did not resume ({}); downloading from the start\n", f.path, a.error);
+      fs::remove(part, ec);
+      a = download(url, part);
+    }
+    if (a.code != CURLE_OK) {
+      const auto kept = fs::exists(part, ec) ? static_cast<long long>(fs::file_size(part, ec)) : 0LL;
+      log << fmt::format("  {}: error: {} ({}){}\n", f.path, a.error, url,
+                         kept > 0 ? fmt::format("; {} bytes kept in {}: fetch again to resume", kept, part.string()) : "");
+      if (kept == 0) fs::remove(part, ec);
+      continue;
+    }
+    const Check c = verify(f, part, got);
+    if (c == Check::mismatch) {
+      fs::remove(part, ec);
+      log << fmt::format("  {}: error: checksum mismatch: sha256 {} (expected {}); the download was deleted\n", f.path,
+                         got, f.sha256);
+      continue;
+    }
+    fs::rename(part, target, ec);
+    if (ec) {
+      log << fmt::format("  {}: error: cannot move {} to {}: {}\n", f.path, part.string(), target.string(), ec.message());
+      return false;
+    }
+    log << fmt::format("  {}: ok, sha256 {}{}\n", f.path, c == Check::ok ? "verified" : "of the decompressed content verified",
+                       c == Check::ok ? "" : " (the file itself was compressed differently)");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int fetch_dataset(const Dataset& ds, const FetchOptions& options, std::ostream& log) {
+  const fs::path dir = fs::path(options.to) / ds.name;
+  log << fmt::format("{}: {} files into {}\n", ds.name, ds.files.size(), dir.string());
+  int failed = 0;
+  for (const auto& f : ds.files) {
+    if (f.path == ds.manifest_path && !ds.manifest_file.empty() && options.mirror.empty()) {
+      // The manifest has no public URL: it is written from the copy kept beside the registry.
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      const fs::path from = fs::path(find_registry()).parent_path() / ds.manifest_file;
+      fs::copy_file(from, dir / f.path, fs::copy_options::overwrite_existing, ec);
+      if (ec || sha256_of_file((dir / f.path).string()) != f.sha256) {
+        log << fmt::format("  {}: error: cannot write the manifest from {}\n", f.path, from.string());
+        ++failed;
+      }
+      continue;
+    }
+    if (!fetch_file(ds, f, dir, options, log)) ++failed;
+  }
+  log << fmt::format("{}: {}\n", ds.name, failed ? fmt::format("{} of {} files failed", failed, ds.files.size()) : "complete");
+  return failed;
+}
+
+}  // namespace dualgap::datafetch

@@ -1,0 +1,551 @@
+#include "experiment/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+#include <optional>
+#include <set>
+
+#include "data/fetch/registry.hpp"
+#include "experiment/config_checks.hpp"
+#include "data/options.hpp"
+#include "base/util.hpp"
+
+namespace dualgap {
+namespace fs = std::filesystem;
+
+std::string LocatedJson::locate(const std::string& pointer) const {
+  auto it = where.find(pointer);
+  if (it != where.end()) return it->second;
+  // fall back to the closest enclosing value
+  std::string p = pointer;
+  while (!p.empty()) {
+    auto slash = p.rfind('/');
+    p = slash == std::string::npos ? "" : p.substr(0, slash);
+    it = where.find(p);
+    if (it != where.end()) return it->second;
+  }
+  return file;
+}
+
+namespace {
+
+std::string mark_str(const std::string& file, const YAML::Mark& m) {
+  if (m.line < 0 || file.rfind("--set '", 0) == 0) return file;  // a --set value: the argument is the place
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+
+std::string escape_pointer(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string expand_vars(const std::string& s, const std::string& loc) {
+  return expand_env_vars(s, [&](const std::string& name) {
+    std::string hint = name == "DUALGAP_DATA"
+                           ? " (set DUALGAP_DATA to the folder of the shared data sets, e.g. "
+                             "export DUALGAP_DATA=../shared/data; see its README.md for provenance)"
+                           : "";
+    throw ConfigError(fmt::format("{}: environment variable {} is not set{}", loc, name, hint));
+  });
+}
+
+json scalar_to_json(const YAML::Node& n, const std::string& loc) {
+  if (n.Tag() == "!") return expand_vars(n.Scalar(), loc);  // quoted: always a string
+  const std::string s = expand_vars(n.Scalar(), loc);      // plain: typed after expansion
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  static const std::regex float_re(R"([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)");
+  if (std::regex_match(s, float_re)) return checks::number_from_text(s, loc);
+  return s;
+}
+
+json convert(const YAML::Node& n, const std::string& file, const std::string& pointer,
+             std::map<std::string, std::string>& where) {
+  where[pointer] = mark_str(file, n.Mark());
+  switch (n.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Scalar: return scalar_to_json(n, mark_str(file, n.Mark()));
+    case YAML::NodeType::Sequence: {
+      json a = json::array();
+      std::size_t i = 0;
+      for (const auto& item : n) {
+        a.push_back(convert(item, file, pointer + "/" + std::to_string(i), where));
+        ++i;
+      }
+      return a;
+    }
+    case YAML::NodeType::Map: {
+      json o = json::object();
+      for (const auto& kv : n) {
+        const std::string key = kv.first.as<std::string>();
+        if (o.contains(key))
+          throw ConfigError(fmt::format("{}: duplicate key '{}'", mark_str(file, kv.first.Mark()), key));
+        const std::string p = pointer + "/" + escape_pointer(key);
+        o[key] = convert(kv.second, file, p, where);
+        where[p + "#key"] = mark_str(file, kv.first.Mark());
+      }
+      return o;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+LocatedJson load_yaml(const std::string& path) {
+  LocatedJson out;
+  out.file = path;
+  if (!fs::exists(path)) throw ConfigError(path + ": experiment file not found");
+  YAML::Node root;
+  try {
+    // ${VAR} inside a flow mapping ({plugin: x, train: ${DUALGAP_DATA}/a}) is not valid YAML
+    // (braces are flow indicators): rewrite it to $(VAR), of the same length so that marks stay
+    // exact, and expand $(VAR) in scalars.
+    static const std::regex var_re(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+    root = YAML::Load(std::regex_replace(read_file(path), var_re, "$$($1)"));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
+  }
+  try {
+    out.value = convert(root, path, "", out.where);
+  } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar (found by fuzz_experiment)
+    throw ConfigError(fmt::format("{}: YAML error: {}", mark_str(path, e.mark), e.msg));
+  }
+  return out;
+}
+
+json parse_yaml_value(const std::string& text, const std::string& origin) {
+  YAML::Node n;
+  try {
+    n = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
+  }
+  std::map<std::string, std::string> where;
+  try {
+    return convert(n, origin, "", where);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("--set value '{}': YAML error: {}", text, e.msg));
+  }
+}
+
+std::string set_dotted(json& root, const std::string& dotted, const json& value, const std::string& origin) {
+  json* cur = &root;
+  std::string pointer;
+  std::size_t b = 0;
+  std::vector<std::string> parts;
+  while (b <= dotted.size()) {
+    auto e = dotted.find('.', b);
+    if (e == std::string::npos) e = dotted.size();
+    parts.push_back(dotted.substr(b, e - b));
+    b = e + 1;
+  }
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::string& part = parts[k];
+    if (part.empty()) throw ConfigError(fmt::format("{}: empty component in key '{}'", origin, dotted));
+    const bool last = k + 1 == parts.size();
+    if (cur->is_array()) {
+      // index, or a solver's name
+      json* found = nullptr;
+      if (std::all_of(part.begin(), part.end(), ::isdigit)) {
+        const auto idx = checks::list_index(part, cur->size(), origin, dotted);
+        found = &(*cur)[idx];
+        pointer += "/" + std::to_string(idx);
+      } else {
+        for (std::size_t i = 0; i < cur->size(); ++i) {
+          json& item = (*cur)[i];
+          if (item.is_object() && item.contains("name") && item["name"] == part) {
+            found = &item;
+            pointer += "/" + std::to_string(i);
+          }
+        }
+        if (!found)
+          throw ConfigError(fmt::format("{}: no list item named '{}' in '{}'", origin, part, dotted));
+      }
+      if (last) *found = value;
+      else cur = found;
+      continue;
+    }
+    if (cur->is_null()) *cur = json::object();
+    if (!cur->is_object())
+      throw ConfigError(fmt::format("{}: '{}' does not name a mapping at '{}'", origin, dotted, part));
+    pointer += "/" + escape_pointer(part);
+    if (last) (*cur)[part] = value;
+    else cur = &(*cur)[part];
+  }
+  return pointer;
+}
+
+void LocatedJson::relocate(const std::string& pointer, const std::string& location) {
+  for (auto it = where.begin(); it != where.end();) {
+    const std::string& k = it->first;
+    const bool inside = k.rfind(pointer, 0) == 0 && (k.size() == pointer.size() || k[pointer.size()] == '/' ||
+                                                     k[pointer.size()] == '#');
+    it = inside ? where.erase(it) : std::next(it);
+  }
+  where[pointer] = location;
+  where[pointer + "#key"] = location;
+}
+
+namespace {
+
+/// "solvers.B.params.M" -> "B" (a name or an index); nullopt for keys outside solvers.
+std::optional<std::string> swept_solver(const std::string& key) {
+  if (key.rfind("solvers.", 0) != 0) return std::nullopt;
+  const auto end = key.find('.', 8);
+  return key.substr(8, end == std::string::npos ? std::string::npos : end - 8);
+}
+std::string dotted_leaf(const std::string& key) {
+  const auto dot = key.rfind('.');
+  return dot == std::string::npos ? key : key.substr(dot + 1);
+}
+
+/// problem.reference: {value: F} or {solver: NAME} naming a solver of the experiment.
+void check_reference(const LocatedJson& doc, const json& ref, const json& solvers) {
+  const std::string where = doc.locate("/problem/reference");
+  const bool value = ref.is_object() && ref.size() == 1 && ref.contains("value") && ref["value"].is_number();
+  const bool solver = ref.is_object() && ref.size() == 1 && ref.contains("solver") && ref["solver"].is_string();
+  if (!value && !solver)
+    throw ConfigError(fmt::format("{}: problem.reference must be {{value: NUMBER}} (a known optimum) or "
+                                  "{{solver: NAME}} (a solver of this experiment), got {}",
+                                  where, ref.dump(-1, ' ', false, json::error_handler_t::replace)));
+  if (solver) {
+    std::vector<std::string> names;
+    for (auto& sv : solvers)
+      if (sv.is_object() && sv.contains("name") && sv["name"].is_string()) names.push_back(sv["name"]);
+    if (std::find(names.begin(), names.end(), ref["solver"].get<std::string>()) == names.end())
+      throw ConfigError(fmt::format("{}: problem.reference.solver '{}' is not a solver of this experiment (solvers: {})",
+                                    where, ref["solver"].get<std::string>(), fmt::join(names, ", ")));
+  }
+}
+
+const std::set<std::string> kTopKeys = {"name",    "description", "data",   "features", "oracle", "problem",
+                                        "solvers", "stop",        "record", "repeats",  "seed",   "sweep",
+                                        "executor"};  // executor: where runs execute (run/slurm.cpp), not what
+const std::vector<ParamSpec>& stop_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"max_passes", ParamType::real, nullptr, 0.0, {}, {}, "stop after this many passes", true},
+      {"max_oracle_calls", ParamType::real, nullptr, 0.0, {}, {}, "stop after this many exact oracle calls", true},
+      {"max_time", ParamType::real, nullptr, 0.0, {}, {}, "solver time budget in seconds (evaluation excluded)", true},
+      {"gap", ParamType::real, nullptr, 0.0, {}, {}, "stop when the duality gap is at most this", true},
+      {"rel_gap", ParamType::real, nullptr, 0.0, {}, {}, "stop when gap <= rel_gap * |primal|", true},
+      {"deadline", ParamType::real, nullptr, 0.0, {}, {},
+       "hard wall-clock limit of one run in seconds; the watchdog kills the run (status timeout)", true},
+      {"diverge", ParamType::real, json(1e6), 0.0, {}, {},
+       "status diverged when |primal| exceeds this factor times its first value (0: off; non-finite always diverges)"},
+  };
+  return s;
+}
+const std::vector<ParamSpec>& record_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"every", ParamType::real, nullptr, 0.0, {}, {}, "a checkpoint every k passes", true},
+      {"geometric", ParamType::real, nullptr, 1.0, {}, {}, "checkpoints at passes growing by this ratio", true},
+      {"first", ParamType::real, nullptr, 0.0, {}, {}, "first checkpoint of the geometric schedule", true},
+      {"every_time", ParamType::real, nullptr, 0.0, {}, {}, "also a checkpoint every this many solver seconds", true},
+      {"iterates", ParamType::choice, json("final"), {}, {}, {"none", "final", "all"},
+       "save the iterates as .npy beside run.json: none, the last checkpoint's, or every checkpoint's"},
+      {"train_error", ParamType::boolean, json(true), {}, {}, {},
+       "record the training error (for structured oracles: n more evaluation oracle calls per checkpoint)"},
+  };
+  return s;
+}
+const std::vector<ParamSpec>& problem_schema() {
+  static const std::vector<ParamSpec> s = {
+      {"lambda", ParamType::real, json("1/n"), 0.0, {}, {},
+       "regularization; expressions in n (training examples), d, K, N (units) allowed, e.g. 1/n"},
+      {"reference", ParamType::object, nullptr, {}, {}, {},
+       "where no certified dual exists: {value: F} (the optimum, known) or {solver: NAME} (that solver's best "
+       "primal over the group); compare plots suboptimality against it",
+       true},
+  };
+  return s;
+}
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '=') ? c : '_';
+  return out;
+}
+
+// Validates a plugin section {plugin: name, ...params} (params inline or under `params:`).
+json validate_plugin_section(const LocatedJson& doc, const json& section, const std::string& pointer, Kind kind,
+                             const std::string& what, const PluginRegistry& reg) {
+  auto where = [&](const std::string& key) {
+    return key.empty() ? doc.locate(pointer) : doc.locate(pointer + "/" + escape_pointer(key) + "#key");
+  };
+  if (!section.is_object())
+    throw ConfigError(fmt::format("{}: {} must be a mapping with a 'plugin' key, got {}", doc.locate(pointer), what,
+                                  section.dump(-1, ' ', false, json::error_handler_t::replace)));
+  if (!section.contains("plugin") || !section["plugin"].is_string())
+    throw ConfigError(fmt::format("{}: {} needs 'plugin: NAME' (available {} plugins: {})", doc.locate(pointer), what,
+                                  to_string(kind), fmt::join(reg.names(kind), ", ")));
+  const std::string name = section["plugin"];
+  const LoadedPlugin* p = reg.find(kind, name);
+  if (!p)
+    throw ConfigError(fmt::format("{}: unknown {} plugin '{}' (available: {})", doc.locate(pointer + "/plugin"),
+                                  to_string(kind), name, fmt::join(reg.names(kind), ", ")));
+  json given = json::object();
+  std::string params_pointer = pointer;
+  for (auto& [k, v] : section.items()) {
+    if (k == "plugin" || k == "name") continue;
+    if (k == "params") {
+      if (!v.is_object() && !v.is_null())
+        throw ConfigError(fmt::format("{}: {}: 'params' must be a mapping", doc.locate(pointer + "/params"), what));
+      if (v.is_object()) {
+        for (auto& [pk, pv] : v.items()) given[pk] = pv;
+        params_pointer = pointer + "/params";
+      }
+      continue;
+    }
+    given[k] = v;
+  }
+  auto where_param = [&](const std::string& key) {
+    if (key.empty()) return doc.locate(pointer);
+    std::string a = pointer + "/params/" + escape_pointer(key) + "#key";
+    if (doc.where.count(a)) return doc.where.at(a);
+    return where(key);
+  };
+  (void)params_pointer;
+  // A dataset's section holds its own keys and the core's (data/options.hpp), checked together.
+  const std::vector<ParamSpec> schema = kind == Kind::dataset ? data_schema(p->description->params) : p->description->params;
+  json params = apply_schema(schema, given, what + " (plugin " + name + ")", where_param, nullptr);
+  // Files named by path parameters must exist (defaults may use ${DUALGAP_DATA}).
+  for (auto& spec : schema) {
+    if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
+    std::string value = params[spec.name];
+    if (value.empty()) continue;
+    const bool from_default = !given.contains(spec.name);
+    const std::string loc = from_default ? where_param("") : where_param(spec.name);
+    if (from_default) {
+      value = expand_vars(value, fmt::format("{}: {} (plugin {}): default of parameter '{}'", loc, what, name, spec.name));
+      params[spec.name] = value;
+    }
+    std::error_code ec;
+    if (!fs::exists(value, ec)) {
+      const char* data = std::getenv("DUALGAP_DATA");
+      throw ConfigError(fmt::format(
+          "{}: {} (plugin {}): parameter '{}': file not found: {} (DUALGAP_DATA is {}; the shared data sets and "
+          "their provenance are described in shared/data/README.md){}",
+          loc, what, name, spec.name, value, data ? std::string("'") + data + "'" : std::string("not set"),
+          datafetch::fetch_hint(value)));
+    }
+  }
+  // Rules across parameters (the plugin's Options::validate), reported at the plugin's entry.
+  if (p->description->validate) {
+    std::string problem;
+    try {
+      problem = p->description->validate(Params(params));
+    } catch (const ParamError& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) throw ConfigError(fmt::format("{}: {} (plugin {}): {}", doc.locate(pointer), what, name, problem));
+  }
+  return json{{"plugin", name}, {"params", params}};
+}
+
+}  // namespace
+
+std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
+  LocatedJson doc = load_yaml(path);
+  if (!doc.value.is_object()) throw ConfigError(path + ": an experiment file must be a YAML mapping");
+  for (const auto& s : opts.sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
+    const std::string key = s.substr(0, eq);
+    json value = parse_yaml_value(s.substr(eq + 1), fmt::format("--set '{}'", s));
+    // A sweep's keys are dotted paths themselves: `sweep.problem.lambda=[1e-5]` sets (or adds)
+    // the sweep key `problem.lambda`, it does not build a nested `sweep.problem` mapping.
+    if (key.rfind("sweep.", 0) == 0 && key.size() > 6) {
+      json& sweep = doc.value["sweep"];
+      if (sweep.is_null()) sweep = json::object();
+      if (!sweep.is_object()) throw ConfigError(fmt::format("--set {}: 'sweep' is not a mapping", s));
+      sweep[key.substr(6)] = std::move(value);
+      doc.relocate("/sweep/" + escape_pointer(key.substr(6)), fmt::format("--set '{}'", s));
+    } else {
+      doc.relocate(set_dotted(doc.value, key, value, fmt::format("--set '{}'", s)), fmt::format("--set '{}'", s));
+    }
+  }
+  json& root = doc.value;
+  for (auto& [k, v] : root.items())
+    if (!kTopKeys.count(k))
+      throw ConfigError(fmt::format("{}: unknown key '{}' (valid keys: {})", doc.locate("/" + escape_pointer(k) + "#key"), k,
+                                    fmt::join(kTopKeys, ", ")));
+  for (const char* required : {"name", "data", "solvers"})
+    if (!root.contains(required))
+      throw ConfigError(fmt::format("{}: missing required key '{}'", path, required));
+  if (!root["name"].is_string()) throw ConfigError(fmt::format("{}: 'name' must be a string", doc.locate("/name")));
+  const std::string name = root["name"];
+  checks::check_experiment_name(name, doc.locate("/name"));
+  if (!root["solvers"].is_array() || root["solvers"].empty())
+    throw ConfigError(fmt::format("{}: 'solvers' must be a non-empty list of {{name, plugin, params}}", doc.locate("/solvers")));
+
+  const int repeats = root.contains("repeats") ? checks::repeats_value(root["repeats"], doc.locate("/repeats")) : 1;
+  const std::uint64_t seed = root.contains("seed") ? checks::seed_value(root["seed"], doc.locate("/seed")) : 0;
+
+  // sweep: cross product over dotted keys
+  std::vector<json> points = {json::object()};
+  if (root.contains("sweep")) {
+    if (!root["sweep"].is_object())
+      throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
+    for (auto& [key, values] : root["sweep"].items()) {
+      checks::check_sweep_key(key, doc.locate("/sweep/" + escape_pointer(key) + "#key"));
+      if (!values.is_array() || values.empty())
+        throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
+      std::vector<json> next;
+      for (auto& p : points)
+        for (auto& v : values) {
+          json q = p;
+          q[key] = v;
+          next.push_back(q);
+        }
+      points = std::move(next);
+    }
+  }
+
+  std::vector<RunSpec> runs;
+  std::set<std::string> emitted;  // solver name + its own sweep point: each run once
+  std::set<std::string> solver_names;
+  for (std::size_t s = 0; s < root["solvers"].size(); ++s) {
+    const json& sv = root["solvers"][s];
+    const std::string ptr = "/solvers/" + std::to_string(s);
+    if (!sv.is_object() || !sv.contains("name") || !sv["name"].is_string())
+      throw ConfigError(fmt::format("{}: each solver needs 'name' and 'plugin'", doc.locate(ptr)));
+    if (!solver_names.insert(sv["name"].get<std::string>()).second)
+      throw ConfigError(fmt::format("{}: duplicate solver name '{}'", doc.locate(ptr + "/name"), sv["name"].get<std::string>()));
+  }
+
+  for (const json& point : points) {
+    json cfg = root;
+    cfg.erase("sweep");
+    cfg.erase("executor");  // not part of a run's configuration or config hash
+    for (auto& [key, value] : point.items()) {
+      const std::string at = doc.locate("/sweep/" + escape_pointer(key) + "#key");
+      doc.relocate(set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", at, key)), at);
+    }
+
+    // validate the shared sections
+    // `validation: F` is the core's, not the plugin's: hold out F of the training set as the
+    // evaluation set (the test set is dropped), for choosing hyperparameters without the test set.
+    json data_section = cfg["data"];
+    json validation = nullptr;
+    if (data_section.is_object() && data_section.contains("validation")) {
+      validation = data_section["validation"];
+      data_section.erase("validation");
+      if (!validation.is_number() || !(validation.get<double>() > 0.0 && validation.get<double>() < 1.0))
+        throw ConfigError(fmt::format("{}: data: 'validation' must be a number in (0, 1) (the fraction of the training "
+                                      "set held out as the evaluation set), got {}",
+                                      doc.locate("/data/validation"), validation.dump(-1, ' ', false, json::error_handler_t::replace)));
+    }
+    json data = validate_plugin_section(doc, data_section, "/data", Kind::dataset, "data", reg);
+    if (!validation.is_null()) data["validation"] = validation;
+    json features = json::array();
+    if (cfg.contains("features") && !cfg["features"].is_null()) {
+      if (!cfg["features"].is_array())
+        throw ConfigError(fmt::format("{}: features must be a list of {{plugin: NAME, ...}}", doc.locate("/features")));
+      for (std::size_t f = 0; f < cfg["features"].size(); ++f)
+        features.push_back(validate_plugin_section(doc, cfg["features"][f], "/features/" + std::to_string(f),
+                                                   Kind::features, "features[" + std::to_string(f) + "]", reg));
+    }
+    json oracle = nullptr;
+    if (cfg.contains("oracle") && !cfg["oracle"].is_null())
+      oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg);
+    auto where_in = [&](const std::string& section) {
+      return [&doc, section](const std::string& key) {
+        return key.empty() ? doc.locate("/" + section) : doc.locate("/" + section + "/" + escape_pointer(key) + "#key");
+      };
+    };
+    json problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem", where_in("problem"), nullptr);
+    if (problem.contains("reference")) check_reference(doc, problem["reference"], cfg["solvers"]);
+    json stop_in = cfg.value("stop", json::object());
+    checks::normalize_durations(stop_in, where_in("stop"));
+    json stop = apply_schema(stop_schema(), stop_in, "stop", where_in("stop"), nullptr);
+    checks::check_stop(stop, where_in("stop"));
+    json record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", where_in("record"), nullptr);
+    checks::check_record(record, where_in("record"));
+
+    // interfaces: the oracle offered vs what each solver accepts (data of the descriptions)
+    std::vector<std::string> offered;
+    if (!oracle.is_null()) offered = reg.get(Kind::oracle, oracle["plugin"]).description->interfaces;
+
+    const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
+      const json& sv = cfg["solvers"][s];
+      const std::string ptr = "/solvers/" + std::to_string(s);
+      const std::string sname = sv["name"];
+      json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + sname + "'", reg);
+      solver["name"] = sname;
+      const auto& accepts = reg.get(Kind::solver, solver["plugin"]).description->accepts;
+      if (!accepts.empty()) {
+        bool ok = false;
+        for (auto& a : accepts)
+          for (auto& o : offered) ok = ok || a == o;
+        if (!ok)
+          throw ConfigError(fmt::format(
+              "{}: solver '{}' (plugin {}) needs an oracle offering one of [{}], but {} offers [{}]", doc.locate(ptr), sname,
+              solver["plugin"].get<std::string>(), fmt::join(accepts, ", "),
+              oracle.is_null() ? std::string("the experiment (no oracle)") : "oracle '" + oracle["plugin"].get<std::string>() + "'",
+              fmt::join(offered, ", ")));
+      }
+      // A sweep key under solvers.NAME (or solvers.INDEX) varies that solver only: the other
+      // solvers run once per value of the remaining keys, and the swept values label the series.
+      json own_point = json::object();
+      std::vector<std::string> label_parts;
+      for (auto& [k, v] : point.items()) {
+        const auto target = swept_solver(k);
+        if (target && *target != sname && *target != std::to_string(s)) continue;
+        own_point[k] = v;
+        if (target) label_parts.push_back(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
+      }
+      if (!emitted.insert(sname + "\n" + own_point.dump(-1, ' ', false, json::error_handler_t::replace)).second) continue;
+      const std::string label = label_parts.empty() ? sname : fmt::format("{}[{}]", sname, fmt::join(label_parts, ","));
+      for (int r = 0; r < repeats; ++r) {
+        RunSpec run;
+        run.experiment = name;
+        run.solver_name = sname;
+        run.label = label;
+        run.repeat = r;
+        run.sweep_point = own_point;
+        json seeds = {{"data", derive_seed(seed, "data", r)},
+                      {"features", derive_seed(seed, "features", r)},
+                      {"solver", derive_seed(seed, "solver:" + sname, r)}};
+        run.config = {{"name", name},         {"file", path},       {"data", data},     {"features", features},
+                      {"oracle", oracle},     {"problem", problem}, {"solver", solver}, {"stop", stop},
+                      {"record", record},     {"seed", seed},       {"repeat", r},      {"seeds", seeds},
+                      {"sweep_point", own_point}, {"label", label}, {"sets", opts.sets}};
+        std::string id = sanitize(sname);
+        for (auto& [k, v] : own_point.items())
+          id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
+        id += "__r" + std::to_string(r);
+        run.run_id = id;
+        Hash64 g;
+        g.add(common);
+        run.group_key = g.hex();
+        g.add(seeds["data"].dump());
+        g.add(seeds["features"].dump());
+        run.problem_key = g.hex();
+        runs.push_back(std::move(run));
+      }
+    }
+  }
+  // run ids must be unique
+  std::set<std::string> ids;
+  for (auto& r : runs)
+    if (!ids.insert(r.run_id).second)
+      throw ConfigError(fmt::format("{}: two runs would share the id '{}' (rename a solver)", path, r.run_id));
+  return runs;
+}
+
+}  // namespace dualgap

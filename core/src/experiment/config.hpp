@@ -1,0 +1,56 @@
+// Experiment files: YAML -> validated, expanded runs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugins/loader.hpp"
+#include "experiment/schema.hpp"
+
+namespace dualgap {
+
+/// A JSON document with the source location of every value ("file:line:col").
+struct LocatedJson {
+  json value;
+  std::map<std::string, std::string> where;  ///< JSON pointer -> location
+  std::string file;
+  std::string locate(const std::string& pointer) const;
+  /// Reports the value at `pointer` (and everything below it) at `location` from now on: a value
+  /// replaced by --set or a sweep is reported there, not at the file's original key.
+  void relocate(const std::string& pointer, const std::string& location);
+};
+
+/// Parses a YAML file into JSON, keeping locations; ${VAR} expanded in strings.
+/// Throws ConfigError naming file:line:column (YAML syntax, undefined variable).
+DUALGAP_API LocatedJson load_yaml(const std::string& path);
+/// Parses a YAML scalar/flow value given on the command line (e.g. "1e-3", "[1, 2]").
+DUALGAP_API json parse_yaml_value(const std::string& text, const std::string& origin = "--set");
+
+/// One run of an experiment: everything resolved except expressions in n, d, K.
+struct RunSpec {
+  std::string experiment;
+  std::string run_id;
+  std::string solver_name;
+  std::string label;                  ///< the series: solver name, plus swept values of its own parameters ("B[M=2]")
+  int repeat = 0;
+  json sweep_point = json::object();  ///< dotted key -> value
+  json config;                        ///< the resolved configuration (what run.json records)
+  std::string problem_key;            ///< same problem, same seeds (for reference bounds)
+  std::string group_key;              ///< same problem up to seeds (for bands over repeats)
+};
+
+struct ExpandOptions {
+  std::vector<std::string> sets;  ///< "key=value" overrides
+};
+
+/// Loads, overrides, validates and expands an experiment. Throws ConfigError.
+DUALGAP_API std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts,
+                                                   const PluginRegistry& registry);
+
+/// Applies one dotted-key assignment (solvers may be addressed by index or by name); returns the
+/// JSON pointer of the value it set.
+DUALGAP_API std::string set_dotted(json& root, const std::string& dotted, const json& value,
+                            const std::string& origin);
+
+}  // namespace dualgap

@@ -1,0 +1,83 @@
+#include "run/prepare.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+
+#include "data/pipeline.hpp"
+#include "dualgap/parse.hpp"
+#include "experiment/schema.hpp"
+#include "base/util.hpp"
+
+namespace dualgap {
+namespace {
+
+double vars_count(const Examples& ex, const char* what) {
+  if (std::string(what) == "n") return static_cast<double>(ex.num_examples());
+  if (std::string(what) == "N") return static_cast<double>(ex.num_units());
+  if (std::string(what) == "d") return static_cast<double>(ex.num_features());
+  return static_cast<double>(ex.num_classes);
+}
+
+}  // namespace
+
+void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir, OracleCounters* counters,
+                 PreparedRun& out) {
+  using Clock = std::chrono::steady_clock;
+  // data
+  auto t0 = Clock::now();
+  const LoadedPlugin& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
+  DatasetContext dctx;
+  dctx.seed = cfg["seeds"]["data"].get<std::uint64_t>();
+  dctx.cache_dir = cache_dir;
+  json& info = out.info;
+  const double validation = cfg["data"].contains("validation") ? cfg["data"]["validation"].get<double>() : 0.0;
+  out.data = load_data(dp, cfg["data"]["params"], dctx, validation, &info);
+  Data& data = out.data;
+  data.train.check(dp.path + " (train split)");
+  if (data.test.num_units() > 0) data.test.check(dp.path + " (test split)");
+  info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  // feature chain, fitted on train only
+  t0 = Clock::now();
+  std::uint64_t fseed = cfg["seeds"]["features"].get<std::uint64_t>();
+  std::size_t fidx = 0;
+  for (auto& f : cfg["features"]) {
+    const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
+    json vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
+                 {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
+    auto fg = create_object<FeatureGenerator>(fp, Params(resolve_expressions(fp.description->params, f["params"], vars)));
+    fg->fit(data.train, derive_seed(fseed, "features", fidx++));
+    data.train.X = fg->transform(data.train.X);
+    if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
+  }
+  info["features_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
+              {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
+  info["train"] = {{"examples", data.train.num_examples()}, {"units", data.train.num_units()},
+                   {"features", data.train.num_features()}, {"classes", data.train.num_classes},
+                   {"nonzeros", data.train.X.nonzeros()}, {"sparse", data.train.X.is_sparse()}};
+  info["test"] = {{"examples", data.test.num_examples()}, {"units", data.test.num_units()}};
+  info["name"] = data.name;
+  info["source"] = data.source;
+
+  // problem
+  Problem& pb = out.problem;
+  pb.data = &data;
+  const json problem = resolve_expressions(
+      {{"lambda", ParamType::real, json("1/n"), 0.0, {}, {}, ""}}, cfg["problem"], out.vars);
+  pb.lambda = problem["lambda"].get<double>();
+  pb.params = problem;
+
+  if (!cfg["oracle"].is_null()) {
+    const LoadedPlugin& op = reg.get(Kind::oracle, cfg["oracle"]["plugin"]);
+    json params = resolve_expressions(op.description->params, cfg["oracle"]["params"], out.vars);
+    out.oracle = create_object<Oracle>(op, Params(params));
+    out.make_oracle = [op, params] { return create_object<Oracle>(op, Params(params)); };
+    out.oracle->attach_counters(counters);
+    pb.oracle = out.oracle.get();
+  }
+  const LoadedPlugin& sp = reg.get(Kind::solver, cfg["solver"]["plugin"]);
+  out.solver_params = resolve_expressions(sp.description->params, cfg["solver"]["params"], out.vars);
+  out.solver = create_object<Solver>(sp, Params(out.solver_params));
+}
+
+}  // namespace dualgap

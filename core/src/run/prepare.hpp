@@ -1,0 +1,37 @@
+// A run's problem, rebuilt from its resolved configuration: the data (dataset plugin, the core's
+// validation hold-out, the feature chain fitted on train only), lambda, the counted oracle and
+// the solver object. Used by the runner before solving and by `dualgap evaluate` to re-score
+// saved iterates on the same (or an overridden) data.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "dualgap/oracle.hpp"
+#include "dualgap/solver.hpp"
+#include "plugins/loader.hpp"
+
+namespace dualgap {
+
+struct PreparedRun {
+  Data data;
+  Problem problem;                 ///< points into `data`: a PreparedRun is filled in place, never moved
+  std::shared_ptr<Oracle> oracle;  ///< counted through the counters given to prepare_run
+  /// Fresh objects of the same oracle plugin and parameters, uncounted (SolverContext::make_oracle).
+  std::function<std::shared_ptr<Oracle>()> make_oracle;
+  std::shared_ptr<Solver> solver;
+  json vars;                       ///< n, N, d, K of the training split (expressions)
+  json solver_params;              ///< the solver's parameters, expressions evaluated
+  json info;                       ///< run.json data_info: sizes, load and feature times, validation
+  PreparedRun() = default;
+  PreparedRun(const PreparedRun&) = delete;
+  PreparedRun& operator=(const PreparedRun&) = delete;
+};
+
+/// Loads and prepares everything a run needs from its resolved config (run.json "config").
+/// Throws DataError / std::runtime_error naming the file or plugin at fault.
+DUALGAP_API void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir,
+                             OracleCounters* counters, PreparedRun& out);
+
+}  // namespace dualgap

@@ -1,0 +1,172 @@
+// dualgap evaluate: re-scores finished runs from their saved iterates, without any solver.
+//
+// For each run.json under the given folders that saved iterates (record.iterates: final | all),
+// the run's problem is rebuilt from its recorded config (prepare_run), with --data overrides
+// applied to the dataset plugin's parameters (e.g. --data test=other.txt scores the same models
+// on another test file), and every saved iterate is scored by the core's objective. The scores
+// are written into the curve as new columns NAME@TAG (null at rows without a saved iterate), the
+// run's "evaluations" list records what was done, and run.json is replaced atomically.
+#include "run/rescore.hpp"
+#include "data/options.hpp"
+
+#include <boost/program_options.hpp>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "compare/model.hpp"
+#include "dualgap/objective.hpp"
+#include "run/iterates.hpp"
+#include "plugins/loader.hpp"
+#include "run/prepare.hpp"
+#include "experiment/schema.hpp"
+#include "base/util.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace dualgap {
+namespace {
+
+/// "test=/data/x.txt" -> ("test", "/data/x.txt").
+std::pair<std::string, std::string> split_assignment(const std::string& s) {
+  const auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError(fmt::format("--data '{}': expected KEY=VALUE (a parameter of the run's dataset plugin)", s));
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+std::string default_tag(const std::vector<std::pair<std::string, std::string>>& data) {
+  if (data.empty()) return "rescored";
+  std::string tag;
+  for (auto& [k, v] : data) tag += (tag.empty() ? "" : ",") + k + "=" + fs::path(v).filename().string();
+  return tag;
+}
+
+struct Outcome {
+  std::size_t rows = 0;
+  double max_rel_diff = 0;  ///< against the recorded primal / test_error (same data only)
+};
+
+Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& data,
+                     const std::string& tag, const PluginRegistry& reg) {
+  json run = json::parse(read_file(file.string()));
+  const json& saved = run.value("iterates", json(nullptr));
+  if (!saved.is_object() || !saved.contains("saved"))
+    throw std::runtime_error("no saved iterates (run with record: {iterates: final} or all)");
+  json cfg = run.at("config");
+  for (auto& [k, v] : data) {
+    const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
+    bool known = false;
+    for (auto& spec : data_schema(dp.description->params)) known = known || spec.name == k;
+    if (!known)
+      throw ConfigError(fmt::format("--data {}=...: '{}' is not a parameter of dataset plugin '{}'", k, k,
+                                    cfg["data"]["plugin"].get<std::string>()));
+    cfg["data"]["params"][k] = v;
+  }
+  OracleCounters counters;
+  PreparedRun prepared;
+  prepare_run(cfg, reg, (file.parent_path().parent_path() / ".cache").string(), &counters, prepared);
+  ScoreOptions options;
+  options.train_error = cfg["record"].value("train_error", true);
+  auto objective = make_objective(prepared.problem, *prepared.solver, options);
+
+  json& curve = run["curve"];
+  const std::size_t rows = curve.at("passes").size();
+  std::map<std::string, json> columns;
+  auto column = [&](const std::string& name) -> json& {
+    auto& c = columns[name + "@" + tag];
+    if (c.is_null()) c = json(std::vector<json>(rows, nullptr));
+    return c;
+  };
+  Outcome out;
+  for (const json& entry : saved["saved"]) {
+    const std::size_t row = entry.at("row").get<std::size_t>();
+    if (row >= rows) throw std::runtime_error(fmt::format("saved iterate of row {} beyond the curve's {} rows", row, rows));
+    const OwnedIterate it = load_iterate(file.parent_path().string(), entry, saved.at("model").get<std::string>());
+    Scores s;
+    score_checkpoint(*objective, &counters, [&](Iterate& view) { view = it.view(); }, s);
+    auto put = [&](const char* name, const std::optional<double>& v) {
+      if (v && std::isfinite(*v)) column(name)[row] = *v;
+    };
+    put("primal", s.primal);
+    put("dual", s.dual);
+    if (s.primal && s.dual) put("gap", *s.primal - *s.dual);
+    put("train_error", s.train_error);
+    put("test_error", s.test_error);
+    for (auto& [k, v] : s.extra) column(k)[row] = std::isfinite(v) ? json(v) : json(nullptr);
+    if (data.empty()) {  // same data: how far the recorded values are from the recomputed ones
+      for (const char* name : {"primal", "test_error"}) {
+        const json& rec = curve.value(name, json(nullptr));
+        const std::optional<double>& now = std::string(name) == "primal" ? s.primal : s.test_error;
+        if (rec.is_array() && row < rec.size() && rec[row].is_number() && now) {
+          const double a = rec[row].get<double>();
+          out.max_rel_diff = std::max(out.max_rel_diff, std::abs(a - *now) / std::max(1e-300, std::abs(a)));
+        }
+      }
+    }
+    ++out.rows;
+  }
+  for (auto& [name, values] : columns) curve[name] = values;
+  json record = {{"tag", tag}, {"data", json::object()}, {"rows", out.rows}, {"at", iso_time_now()},
+                 {"version", kVersion}};
+  for (auto& [k, v] : data) record["data"][k] = v;
+  if (!run.contains("evaluations") || !run["evaluations"].is_array()) run["evaluations"] = json::array();
+  run["evaluations"].push_back(record);
+  write_file_atomic(file.string(), run.dump(1));
+  return out;
+}
+
+}  // namespace
+
+int evaluate_main(const std::vector<std::string>& args) {
+  po::options_description desc("dualgap evaluate RESULTS... [--data KEY=VALUE]... [--tag NAME]");
+  desc.add_options()("help,h", "this help")(
+      "data", po::value<std::vector<std::string>>()->composing(),
+      "override a parameter of the runs' dataset plugin, e.g. --data test=other.txt (repeatable)")(
+      "tag", po::value<std::string>(), "suffix of the new columns (default: 'rescored', or KEY=FILE of --data)")(
+      "results", po::value<std::vector<std::string>>()->composing(), "run folders or files");
+  po::positional_options_description pos;
+  pos.add("results", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << desc
+              << "\nRe-scores finished runs from their saved iterates (record.iterates) with the core's objective,\n"
+                 "without running any solver, and writes the results as new curve columns NAME@TAG into each\n"
+                 "run.json (atomically). Without --data the recomputed primal and test error are compared with\n"
+                 "the recorded ones. Exit status: 0 every run re-scored, 1 some could not be, 2 bad usage.\n";
+    return 0;
+  }
+  if (!vm.count("results")) throw ConfigError("dualgap evaluate: give one or more result folders (see --help)");
+  std::vector<std::pair<std::string, std::string>> data;
+  if (vm.count("data"))
+    for (auto& d : vm["data"].as<std::vector<std::string>>()) data.push_back(split_assignment(d));
+  const std::string tag = vm.count("tag") ? vm["tag"].as<std::string>() : default_tag(data);
+  if (tag.empty() || tag.find_first_of("@/") != std::string::npos)
+    throw ConfigError("--tag '" + tag + "': must be non-empty, without '@' or '/'");
+  const auto files = compare::find_run_files(vm["results"].as<std::vector<std::string>>());
+  if (files.empty()) throw std::runtime_error("no run.json found under the given folders");
+  auto& reg = registry();
+  int failed = 0;
+  for (auto& f : files) {
+    try {
+      const Outcome o = evaluate_run(f, data, tag, reg);
+      std::cout << fmt::format("{}: {} iterate(s) re-scored -> columns *@{}", f.parent_path().string(), o.rows, tag);
+      if (data.empty()) std::cout << fmt::format(" (max relative difference to the recorded values {:.3g})", o.max_rel_diff);
+      std::cout << "\n";
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::cerr << f.string() << ": " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace dualgap

@@ -1,0 +1,483 @@
+#include "run/runner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <fmt/format.h>
+#include <iostream>
+#include <thread>
+
+#include "dualgap/parse.hpp"
+#include "run/iterates.hpp"
+#include "run/prepare.hpp"
+#include "dualgap/objective.hpp"
+#include "run/recorder.hpp"
+#include "run/signals.hpp"
+#include "base/util.hpp"
+
+namespace dualgap {
+namespace fs = std::filesystem;
+
+namespace {
+
+void collect_files(const json& j, std::vector<std::string>& out) {
+  if (j.is_string()) {
+    std::error_code ec;
+    const std::string s = j;
+    if (!s.empty() && s.size() < 4096 && fs::is_regular_file(s, ec)) out.push_back(s);
+  } else if (j.is_object() || j.is_array()) {
+    for (auto& v : j) collect_files(v, out);
+  }
+}
+
+// The git revision of the source tree, read once per process (before the runner forks).
+const std::string& source_revision() {
+  static const std::string rev = [] {
+    std::string git;
+    if (FILE* p = popen("git -C \"" DUALGAP_SOURCE_DIR "\" rev-parse --short HEAD 2>/dev/null", "r")) {
+      char buf[64] = {};
+      if (fgets(buf, sizeof buf, p)) git = buf;
+      pclose(p);
+      while (!git.empty() && (git.back() == '\n' || git.back() == '\r')) git.pop_back();
+    }
+    return git;
+  }();
+  return rev;
+}
+
+json environment_json() {
+  json e;
+  e["version"] = kVersion;
+  e["api_version"] = kApiVersion;
+  e["compiler"] = std::string("g++ ") + __VERSION__;
+  e["started"] = iso_time_now();
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  e["host"] = host;
+  const std::string& git = source_revision();
+  e["git"] = git.empty() ? json(nullptr) : json(git);
+  e["hardware_concurrency"] = std::thread::hardware_concurrency();
+  return e;
+}
+
+json base_json(const RunSpec& run, const std::string& hash) {
+  return json{{"schema", "dualgap.run/2"},
+              {"experiment", run.experiment},
+              {"run_id", run.run_id},
+              {"solver", run.solver_name},
+              {"label", run.label.empty() ? run.solver_name : run.label},
+              {"repeat", run.repeat},
+              {"status", "running"},
+              {"message", ""},
+              {"problem_key", run.problem_key},
+              {"group_key", run.group_key},
+              {"approximate", false},
+              {"config", run.config},
+              {"config_hash", hash}};
+}
+
+// run.json's "objective": what the core scored (family, loss, lambda, ...) and, when there is
+// one, the oracle that defines the loss. compare groups runs by objective_key within a problem
+// (group_key), so that it never ranks runs of different objectives against one bound (e.g.
+// square and logistic least squares on one data set).
+void describe_objective(json& out, const RunSpec& run, const Objective& objective) {
+  json o = objective.describe();
+  const json& oracle = run.config["oracle"];
+  if (oracle.is_object()) o["oracle"] = {{"plugin", oracle["plugin"]}, {"params", oracle["params"]}};
+  if (run.config["problem"].contains("reference")) o["reference"] = run.config["problem"]["reference"];
+  Hash64 k;
+  k.add(o.dump());
+  out["objective"] = o;
+  out["objective_key"] = k.hex();
+}
+
+
+
+// The data section with every string that names an existing file or folder replaced by its
+// canonical path: `a.svm`, `./a.svm` and `/abs/a.svm` are one data set (its bytes are hashed
+// beside, so an edited file still reruns).
+json canonical_paths(json j) {
+  if (j.is_string()) {
+    const std::string s = j;
+    std::error_code ec;
+    if (!s.empty() && s.size() < 4096 && fs::exists(s, ec)) {
+      const auto c = fs::weakly_canonical(s, ec);
+      if (!ec) return c.string();
+    }
+  } else if (j.is_object() || j.is_array()) {
+    for (auto& v : j) v = canonical_paths(v);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
+  Hash64 h;
+  json cfg = run.config;
+  // Neither how the experiment file was named on the command line (`exp.yaml`, `./exp.yaml`, an
+  // absolute path) nor how a data path is spelled changes the runs: same hash, resumed.
+  cfg.erase("sets");
+  cfg.erase("file");
+  cfg["data"] = canonical_paths(cfg["data"]);
+  h.add(cfg.dump(-1, ' ', false, json::error_handler_t::replace));
+  auto plugin_hash = [&](Kind k, const json& section) {
+    if (section.is_null()) return;
+    if (auto* p = reg.find(k, section["plugin"])) h.add(file_hash_hex(p->path));
+  };
+  plugin_hash(Kind::dataset, run.config["data"]);
+  for (auto& f : run.config["features"]) plugin_hash(Kind::features, f);
+  plugin_hash(Kind::oracle, run.config["oracle"]);
+  plugin_hash(Kind::solver, run.config["solver"]);
+  std::vector<std::string> files;
+  collect_files(run.config["data"], files);
+  for (auto& f : files) h.add(file_hash_hex(f));
+  return h.hex();
+}
+
+bool finished_before(const std::string& dir, const std::string& hash) {
+  try {
+    auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
+    const std::string st = j.value("status", "");
+    return j.value("config_hash", "") == hash && (st == "done" || st == "budget");
+  } catch (...) {
+    return false;
+  }
+}
+
+void execute_run(const RunSpec& run, const std::string& run_dir, const std::string& hash, const PluginRegistry& reg,
+                 const std::string& cache_dir) {
+  using Clock = std::chrono::steady_clock;
+  const auto wall_start = Clock::now();
+  fs::create_directories(run_dir);
+  const std::string final_path = (fs::path(run_dir) / "run.json").string();
+  const std::string partial_path = (fs::path(run_dir) / "run.partial.jsonl").string();
+  json out = base_json(run, hash);
+  out["environment"] = environment_json();
+
+  OracleCounters counters;
+  const json& cfg = run.config;
+  RunRecorder rec(StopCriteria::from_json(cfg["stop"]), Schedule::from_json(cfg["record"]), &counters);
+  json info = json::object();
+  auto snapshot = [&](const char* status) {
+    json j = out;
+    j["status"] = status;
+    j["approximate"] = rec.approximate();
+    if (json sm = rec.sampling_json(); !sm.is_null()) j["sampling"] = sm;
+    j["curve"] = rec.curve_json();
+    json s = rec.summary_json();
+    s["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    s["peak_rss_bytes"] = peak_rss_bytes();
+    j["summary"] = s;
+    j["data_info"] = info;
+    return j;
+  };
+  // The partial log (what the parent keeps of a killed or crashed run): a header line, written
+  // once the objective is known, then one appended line per checkpoint, so that recording stays
+  // cheap for short runs.
+  std::unique_ptr<FILE, int (*)(FILE*)> partial(nullptr, &std::fclose);
+  auto open_partial = [&] {
+    partial.reset(std::fopen(partial_path.c_str(), "w"));
+    if (!partial) return;
+    json header = out;
+    header["data_info"] = json::object();
+    std::fputs((header.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
+    std::fflush(partial.get());
+  };
+  IterateStore iterates(run_dir, cfg["record"].value("iterates", std::string("final")));
+  rec.on_iterate = [&](const Iterate& it, std::size_t row, double passes) { iterates.keep(it, row, passes); };
+  rec.on_row = [&] {
+    if (!partial) return;
+    json row = rec.row_json(rec.rows() - 1);
+    row["approximate"] = rec.approximate();
+    if (json sm = rec.sampling_json(); !sm.is_null()) row["sampling"] = sm;
+    row["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    std::fputs((row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
+    std::fflush(partial.get());
+  };
+
+  try {
+    PreparedRun prepared;
+    prepare_run(cfg, reg, cache_dir, &counters, prepared);
+    info = prepared.info;
+    out["config"]["problem_resolved"] = prepared.problem.params;
+    out["config"]["solver"]["params_resolved"] = prepared.solver_params;
+    const Problem& pb = prepared.problem;
+    Solver* solver = prepared.solver.get();
+    const json& vars = prepared.vars;
+    ScoreOptions score_options;
+    score_options.train_error = cfg["record"].value("train_error", true);
+    const auto objective = make_objective(pb, *solver, score_options);
+    rec.set_objective(objective.get());
+    describe_objective(out, run, *objective);
+    open_partial();
+
+    SolverContext ctx;
+    ctx.recorder = &rec;
+    ctx.seed = cfg["seeds"]["solver"].get<std::uint64_t>();
+    ctx.make_features = [&reg, vars](const std::string& plugin, const json& params) {
+      const LoadedPlugin& fp = reg.get(Kind::features, plugin);
+      json given = params.is_null() ? json::object() : params;
+      json v = apply_schema(fp.description->params, given, "features plugin " + plugin, nullptr, &vars);
+      return create_object<FeatureGenerator>(fp, Params(v));
+    };
+    ctx.make_oracle = prepared.make_oracle;
+    rec.start();
+    solver->solve(pb, ctx);
+    rec.finish();
+    if (rec.status() == RunStatus::running) rec.set_status(RunStatus::done, "the solver stopped by its own criterion");
+    if (rec.rows() == 0) rec.set_status(RunStatus::failed, "the solver recorded no checkpoint");
+  } catch (const std::exception& e) {
+    rec.finish();
+    rec.set_status(RunStatus::failed, e.what());
+  } catch (...) {
+    rec.finish();
+    rec.set_status(RunStatus::failed, "unknown exception");
+  }
+  out["message"] = rec.message();
+  try {
+    out["iterates"] = iterates.finish();
+  } catch (const std::exception& e) {
+    rec.set_status(RunStatus::failed, std::string("saving the iterates failed: ") + e.what());
+    out["message"] = rec.message();
+  }
+  json final_json = snapshot(to_string(rec.status()));
+  final_json["message"] = rec.message();
+  write_file_atomic(final_path, final_json.dump(1, ' ', false, json::error_handler_t::replace));
+  partial.reset();
+  std::error_code ec;
+  fs::remove(partial_path, ec);
+}
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+struct Child {
+  pid_t pid = 0;
+  std::size_t index = 0;
+  std::string dir;
+  std::string hash;
+  SteadyClock::time_point started;
+  double deadline_s = 0;
+  bool killed = false;
+};
+
+double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
+  if (opts.deadline_s > 0) return opts.deadline_s;
+  const json& stop = run.config["stop"];
+  if (stop.contains("deadline") && !stop["deadline"].is_null()) return stop["deadline"].get<double>();
+  if (stop.contains("max_time") && !stop["max_time"].is_null()) return 3 * stop["max_time"].get<double>() + 120;
+  return 3600;
+}
+
+
+// After a child died without writing run.json: rebuild its partial curve from the append-only
+// log (header line + one line per checkpoint), mark it timeout / failed.
+void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message) {
+  const auto partial = fs::path(c.dir) / "run.partial.jsonl";
+  json j = base_json(run, c.hash);
+  std::vector<json> rows;
+  if (std::ifstream in(partial); in) {
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      json v;
+      try {
+        v = json::parse(line);
+      } catch (...) {
+        break;  // a line cut by the kill
+      }
+      if (first) j = v;
+      else rows.push_back(std::move(v));
+      first = false;
+    }
+  }
+  json curve = json::object();
+  std::vector<std::string> names;
+  for (auto& r : rows)
+    for (auto& [k, v] : r.items())
+      if (k != "approximate" && k != "wall_time" && k != "sampling" && !curve.contains(k)) {
+        curve[k] = json::array();
+        names.push_back(k);
+      }
+  for (auto& r : rows)
+    for (auto& k : names) curve[k].push_back(r.contains(k) ? r[k] : json(nullptr));
+  json summary = json::object();
+  if (!rows.empty()) {
+    for (auto& k : names) summary[k] = rows.back().value(k, json(nullptr));
+    j["approximate"] = rows.back().value("approximate", false);
+    if (rows.back().contains("sampling")) j["sampling"] = rows.back()["sampling"];
+  }
+  summary["rows"] = rows.size();
+  summary["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
+  j["curve"] = curve;
+  j["summary"] = summary;
+  j["status"] = status;
+  j["message"] = message;
+  write_file_atomic((fs::path(c.dir) / "run.json").string(), j.dump(1, ' ', false, json::error_handler_t::replace));
+  std::error_code ec;
+  fs::remove(partial, ec);
+}
+
+std::string describe_row(const std::string& dir) {
+  try {
+    auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
+    const auto& s = j["summary"];
+    auto num = [&](const char* k) -> std::string {
+      return s.contains(k) && s[k].is_number() ? fmt::format("{:.6g}", s[k].get<double>()) : "-";
+    };
+    std::string msg = j.value("message", "");
+    std::string st = j.value("status", "?");
+    std::string line = fmt::format("{:<8} primal {} gap {} passes {} time {}s", st, num("primal"), num("gap"),
+                                   num("passes"), num("time"));
+    if (st == "failed" || st == "timeout" || st == "diverged" || st == "interrupted") line += ": " + msg;
+    return line;
+  } catch (const std::exception& e) {
+    return std::string("unreadable run.json: ") + e.what();
+  }
+}
+
+}  // namespace
+
+RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opts, const PluginRegistry& reg) {
+  RunnerSummary sum;
+  sum.total = static_cast<int>(runs.size());
+  const std::string cache_dir = (fs::path(opts.out_dir) / ".cache").string();
+  source_revision();  // once, before forking
+  std::deque<std::size_t> queue;
+  std::vector<std::string> hashes(runs.size()), dirs(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    dirs[i] = (fs::path(opts.out_dir) / runs[i].experiment / runs[i].run_id).string();
+    hashes[i] = config_hash(runs[i], reg);
+    sum.run_dirs.push_back(dirs[i]);
+    if (!opts.force && finished_before(dirs[i], hashes[i])) {
+      ++sum.skipped;
+      if (!opts.quiet) std::cout << fmt::format("[skip] {} (finished before; --force to rerun)\n", runs[i].run_id);
+      continue;
+    }
+    queue.push_back(i);
+  }
+  std::cout.flush();
+  const StopSignals stop_signals;  // SIGTERM/SIGINT/SIGHUP: stop the children, keep their curves
+  const pid_t parent = ::getpid();
+  std::vector<Child> running;
+  int finished = 0;
+  const int to_run = static_cast<int>(queue.size());
+  double total_time = 0;
+  auto progress = [&]() {
+    if (!opts.progress_tty || opts.quiet) return;
+    double eta = finished ? total_time / finished * (to_run - finished) / std::max(1, opts.jobs) : 0;
+    std::cout << fmt::format("\r[{}/{} done, {} running, {} failed] ETA {:.0f}s   ", finished, to_run, running.size(),
+                             sum.failed + sum.timeout, eta)
+              << std::flush;
+  };
+  auto account = [&](const std::string& dir) {
+    try {
+      auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
+      const std::string st = j.value("status", "failed");
+      if (st == "done") ++sum.done;
+      else if (st == "budget") ++sum.budget;
+      else if (st == "timeout") ++sum.timeout;
+      else if (st == "diverged") ++sum.diverged;
+      else if (st == "interrupted") ++sum.interrupted;
+      else ++sum.failed;
+    } catch (...) {
+      ++sum.failed;
+    }
+  };
+
+  while (!queue.empty() || !running.empty()) {
+    if (const int sig = StopSignals::received(); sig != 0 && sum.stop_signal == 0) {
+      sum.stop_signal = sig;
+      queue.clear();  // not started: left for the resume
+      for (auto& c : running) kill(c.pid, SIGTERM);
+    }
+    while (!queue.empty() && static_cast<int>(running.size()) < std::max(1, opts.jobs)) {
+      const std::size_t i = queue.front();
+      queue.pop_front();
+      fs::create_directories(dirs[i]);
+      std::cout.flush();
+      std::cerr.flush();
+      pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error("fork failed");
+      if (pid == 0) {
+        child_after_fork(parent);
+        // child: its stderr goes to the run folder
+        int fd = ::open((fs::path(dirs[i]) / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+          dup2(fd, 2);
+          close(fd);
+        }
+        execute_run(runs[i], dirs[i], hashes[i], reg, cache_dir);
+        std::fflush(nullptr);
+        _exit(0);
+      }
+      Child c;
+      c.pid = pid;
+      c.index = i;
+      c.dir = dirs[i];
+      c.hash = hashes[i];
+      c.started = SteadyClock::now();
+      c.deadline_s = run_deadline(runs[i], opts);
+      running.push_back(c);
+      progress();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (std::size_t k = 0; k < running.size();) {
+      Child& c = running[k];
+      int status = 0;
+      pid_t r = waitpid(c.pid, &status, WNOHANG);
+      const double elapsed = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
+      if (r == 0) {
+        if (!c.killed && elapsed > c.deadline_s) {
+          kill(c.pid, SIGKILL);
+          c.killed = true;
+        }
+        ++k;
+        continue;
+      }
+      const RunSpec& run = runs[c.index];
+      const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.jsonl");
+      const bool stopped = WIFSIGNALED(status) && (sum.stop_signal != 0 || WTERMSIG(status) == SIGTERM ||
+                                                    WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGHUP);
+      if (c.killed) {
+        salvage(run, c, "timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
+      } else if (stopped) {
+        // Told to stop (the parent's signal, or Slurm/Ctrl-C signalling the whole group): keep
+        // the partial curve, the resume reruns it; a run.json the child finished is kept as it is.
+        if (!wrote)
+          salvage(run, c, "interrupted", fmt::format("interrupted by signal {} ({}) after {:.1f} s", WTERMSIG(status),
+                                                    strsignal(WTERMSIG(status)), elapsed));
+      } else if (WIFSIGNALED(status)) {
+        salvage(run, c, "failed", fmt::format("the run crashed: signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+      } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        salvage(run, c, "failed", fmt::format("the run exited with status {}", WEXITSTATUS(status)));
+      } else if (!wrote) {
+        salvage(run, c, "failed", "the run ended without writing run.json");
+      }
+      account(c.dir);
+      ++finished;
+      total_time += elapsed;
+      if (!opts.quiet) {
+        if (opts.progress_tty) std::cout << "\r\033[K";
+        std::cout << fmt::format("[{}/{}] {:<40} {}\n", finished, to_run, run.run_id, describe_row(c.dir));
+      }
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      progress();
+    }
+  }
+  if (opts.progress_tty && !opts.quiet) std::cout << "\r\033[K" << std::flush;
+  return sum;
+}
+
+}  // namespace dualgap
