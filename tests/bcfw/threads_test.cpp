@@ -164,7 +164,7 @@ TEST_CASE("threads: threads 1 batch 1 (and batch 1 with 2 threads) is today's BC
 
 TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, primal >= dual throughout") {
   // Batch steps are Frank-Wolfe steps on the product of simplices with exact line search along
-  // the summed direction: the same O(1/k) rate as BCFW, so BCFW's tolerances of test_bcfw.cpp.
+  // the summed direction: the same O(1/k) rate as BCFW, so BCFW's tolerances of bcfw_test.cpp.
   SUBCASE("multi-class blobs, 2 threads") {
     Data data;
     data.train = blobs(20, 4, 4, 21, 0.8);
