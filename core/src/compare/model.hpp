@@ -123,10 +123,6 @@ struct Selection {
 
 // ---- reading and grouping (runs.cpp) -------------------------------------------------------
 
-/// run.json files named by `inputs` (files, or directories searched recursively), sorted.
-/// Throws std::runtime_error for a path that does not exist.
-DUALGAP_API std::vector<std::filesystem::path> find_run_files(const std::vector<std::string>& inputs);
-
 /// Parses one run.json document. Throws std::runtime_error when it is not a dualgap.run/1.
 DUALGAP_API Run parse_run(const nlohmann::json& doc, const std::string& path);
 

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
-#include "compare/model.hpp"
+#include "run/run_files.hpp"
 #include "dualgap/objective.hpp"
 #include "run/iterates.hpp"
 #include "plugins/loader.hpp"
@@ -149,7 +149,7 @@ int evaluate_main(const std::vector<std::string>& args) {
   const std::string tag = vm.count("tag") ? vm["tag"].as<std::string>() : default_tag(data);
   if (tag.empty() || tag.find_first_of("@/") != std::string::npos)
     throw ConfigError("--tag '" + tag + "': must be non-empty, without '@' or '/'");
-  const auto files = compare::find_run_files(vm["results"].as<std::vector<std::string>>());
+  const auto files = find_run_files(vm["results"].as<std::vector<std::string>>());
   if (files.empty()) throw std::runtime_error("no run.json found under the given folders");
   auto& reg = registry();
   int failed = 0;

@@ -29,16 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void collect_files(const json& j, std::vector<std::string>& out) {
-  if (j.is_string()) {
-    std::error_code ec;
-    const std::string s = j;
-    if (!s.empty() && s.size() < 4096 && fs::is_regular_file(s, ec)) out.push_back(s);
-  } else if (j.is_object() || j.is_array()) {
-    for (auto& v : j) collect_files(v, out);
-  }
-}
-
 // The git revision of the source tree, read once per process (before the runner forks).
 const std::string& source_revision() {
   static const std::string rev = [] {
@@ -102,47 +92,8 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
 
 
 
-// The data section with every string that names an existing file or folder replaced by its
-// canonical path: `a.svm`, `./a.svm` and `/abs/a.svm` are one data set (its bytes are hashed
-// beside, so an edited file still reruns).
-json canonical_paths(json j) {
-  if (j.is_string()) {
-    const std::string s = j;
-    std::error_code ec;
-    if (!s.empty() && s.size() < 4096 && fs::exists(s, ec)) {
-      const auto c = fs::weakly_canonical(s, ec);
-      if (!ec) return c.string();
-    }
-  } else if (j.is_object() || j.is_array()) {
-    for (auto& v : j) v = canonical_paths(v);
-  }
-  return j;
-}
 
 }  // namespace
-
-std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
-  Hash64 h;
-  json cfg = run.config;
-  // Neither how the experiment file was named on the command line (`exp.yaml`, `./exp.yaml`, an
-  // absolute path) nor how a data path is spelled changes the runs: same hash, resumed.
-  cfg.erase("sets");
-  cfg.erase("file");
-  cfg["data"] = canonical_paths(cfg["data"]);
-  h.add(cfg.dump(-1, ' ', false, json::error_handler_t::replace));
-  auto plugin_hash = [&](Kind k, const json& section) {
-    if (section.is_null()) return;
-    if (auto* p = reg.find(k, section["plugin"])) h.add(file_hash_hex(p->path));
-  };
-  plugin_hash(Kind::dataset, run.config["data"]);
-  for (auto& f : run.config["features"]) plugin_hash(Kind::features, f);
-  plugin_hash(Kind::oracle, run.config["oracle"]);
-  plugin_hash(Kind::solver, run.config["solver"]);
-  std::vector<std::string> files;
-  collect_files(run.config["data"], files);
-  for (auto& f : files) h.add(file_hash_hex(f));
-  return h.hex();
-}
 
 bool finished_before(const std::string& dir, const std::string& hash) {
   try {

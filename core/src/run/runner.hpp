@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "experiment/config.hpp"
+#include "experiment/config_hash.hpp"
 
 namespace dualgap {
 
@@ -23,9 +24,6 @@ struct RunnerSummary {
   std::vector<std::string> run_dirs;
   bool any_failure() const { return failed + timeout + interrupted > 0 || stop_signal != 0; }
 };
-
-/// The config hash of a run: resolved config + plugin binaries + data file checksums + seeds.
-DUALGAP_API std::string config_hash(const RunSpec& run, const PluginRegistry& reg);
 
 /// True when <dir>/run.json finished (done or budget) with this config hash: resume skips it.
 DUALGAP_API bool finished_before(const std::string& dir, const std::string& hash);
