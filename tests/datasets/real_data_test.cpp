@@ -4,10 +4,9 @@
 
 using namespace dstest;
 
-TEST_CASE("real: USPS (dense_text, gzip, labels '6.0000' and '9')") {
+TEST_CASE("real: USPS (dense_text, gzip, labels '6.0000' and '9')" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("usps/zip.train.gz");
   auto te = test::real_data("usps/zip.test.gz");
-  if (tr.empty() || te.empty()) return;
   Data d = load("dense_text", {{"train", tr}, {"test", te}});
   CHECK(d.train.num_examples() == 7291);
   CHECK(d.test.num_examples() == 2007);
@@ -18,10 +17,9 @@ TEST_CASE("real: USPS (dense_text, gzip, labels '6.0000' and '9')") {
   CHECK(d.train.X.dense().minCoeff() >= -1.0);
 }
 
-TEST_CASE("real: vowel (CSV, header, row id dropped)") {
+TEST_CASE("real: vowel (CSV, header, row id dropped)" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("vowel/vowel.train");
   auto te = test::real_data("vowel/vowel.test");
-  if (tr.empty() || te.empty()) return;
   Data d = load("dense_text", {{"train", tr}, {"test", te}, {"label_column", "1"}, {"drop_columns", {0}}});
   CHECK(d.train.num_examples() == 528);
   CHECK(d.test.num_examples() == 462);
@@ -30,10 +28,9 @@ TEST_CASE("real: vowel (CSV, header, row id dropped)") {
   CHECK(class_counts(d.test) == std::vector<std::int64_t>(11, 42));
 }
 
-TEST_CASE("real: optdigits and iris (dense_text, label last)") {
+TEST_CASE("real: optdigits and iris (dense_text, label last)" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("optdigits/optdigits.tra");
   auto ir = test::real_data("iris/iris.data");
-  if (tr.empty() || ir.empty()) return;
   Data d = load("dense_text", {{"train", tr}, {"label_column", "last"}});
   CHECK(d.train.num_examples() == 3823);
   CHECK(d.train.num_features() == 64);
@@ -42,10 +39,9 @@ TEST_CASE("real: optdigits and iris (dense_text, label last)") {
   CHECK(class_counts(i.train) == std::vector<std::int64_t>{50, 50, 50});
 }
 
-TEST_CASE("real: dna (libsvm, CRLF, trailing spaces)") {
+TEST_CASE("real: dna (libsvm, CRLF, trailing spaces)" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("dna/dna.scale");
   auto te = test::real_data("dna/dna.scale.t");
-  if (tr.empty() || te.empty()) return;
   Data d = load("libsvm", {{"train", tr}, {"test", te}});
   CHECK(d.train.num_examples() == 2000);
   CHECK(d.test.num_examples() == 1186);
@@ -56,10 +52,9 @@ TEST_CASE("real: dna (libsvm, CRLF, trailing spaces)") {
   CHECK(class_counts(d.test) == std::vector<std::int64_t>{303, 280, 603});
 }
 
-TEST_CASE("real: pendigits (libsvm)") {
+TEST_CASE("real: pendigits (libsvm)" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("pendigits/pendigits");
   auto te = test::real_data("pendigits/pendigits.t");
-  if (tr.empty() || te.empty()) return;
   Data d = load("libsvm", {{"train", tr}, {"test", te}});
   CHECK(d.train.num_examples() == 7494);
   CHECK(d.test.num_examples() == 3498);
@@ -70,10 +65,9 @@ TEST_CASE("real: pendigits (libsvm)") {
   CHECK(class_counts(d.test) == std::vector<std::int64_t>{363, 364, 364, 336, 364, 335, 336, 364, 336, 336});
 }
 
-TEST_CASE("real: sector (libsvm, bzip2, 55197 features, unit rows) and its cache") {
+TEST_CASE("real: sector (libsvm, bzip2, 55197 features, unit rows) and its cache" * dualgap::test::needs_real_data()) {
   auto tr = test::real_data("sector/sector.scale.bz2");
   auto te = test::real_data("sector/sector.t.scale.bz2");
-  if (tr.empty() || te.empty()) return;
   test::TempDir cache;
   Data d = load("libsvm", {{"train", tr}, {"test", te}}, 0, cache.str());
   CHECK(d.train.num_examples() == 6412);
@@ -92,10 +86,9 @@ TEST_CASE("real: sector (libsvm, bzip2, 55197 features, unit rows) and its cache
   CHECK(again.test.y == d.test.y);
 }
 
-TEST_CASE("real: MNIST t10k (idx, gzip) re-split 70/30 stratified") {
+TEST_CASE("real: MNIST t10k (idx, gzip) re-split 70/30 stratified" * dualgap::test::needs_real_data()) {
   auto img = test::real_data("mnist/t10k-images-idx3-ubyte.gz");
   auto lab = test::real_data("mnist/t10k-labels-idx1-ubyte.gz");
-  if (img.empty() || lab.empty()) return;
   Data all = load("idx", {{"train", img}, {"train_labels", lab}});
   CHECK(all.train.num_examples() == 10000);
   CHECK(all.train.num_features() == 784);

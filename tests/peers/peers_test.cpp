@@ -359,9 +359,8 @@ seed:     0
 
 // ---- real data: the primal of the peer programs these plugins replace, at the same eps ----
 
-TEST_CASE("real: liblinear -s 4 on USPS gives the primal of liblinear-train at the same eps") {
+TEST_CASE("real: liblinear -s 4 on USPS gives the primal of liblinear-train at the same eps" * dualgap::test::needs_real_data()) {
   const auto train = test::real_data("usps/zip.train.gz");
-  if (train.empty()) return;
   Data full = load_data("dense_text", {{"train", train}});
   // the first 400 examples, written as a LIBSVM file that both sides read
   test::TempDir tmp;
@@ -411,9 +410,8 @@ TEST_CASE("real: liblinear -s 4 on USPS gives the primal of liblinear-train at t
   CHECK(rel(*rec->rows[0].primal, cli) < 1e-6);
 }
 
-TEST_CASE("real: dlib_ssvm on OCR fold 0 gives the primal of the former dlib_ocr program") {
+TEST_CASE("real: dlib_ssvm on OCR fold 0 gives the primal of the former dlib_ocr program" * dualgap::test::needs_real_data()) {
   const auto path = test::real_data("ocr/ocr_letters.tsv.gz");
-  if (path.empty()) return;
   const Data data = load_data("ocr_letters", {{"path", path}, {"train_folds", {0}}, {"max_train_words", 60},
                                               {"max_test_words", 1}});
   const double lambda = 1.0 / static_cast<double>(data.train.num_examples());

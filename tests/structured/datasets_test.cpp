@@ -54,9 +54,8 @@ TEST_CASE("synthetic_grid: 4-connected grid edges") {
   CHECK(d.train.num_features() == 5);  // d = 4 plus the constant
 }
 
-TEST_CASE("ocr_letters: folds, words and letters (real data)") {
+TEST_CASE("ocr_letters: folds, words and letters (real data)" * dualgap::test::needs_real_data()) {
   const auto file = dualgap::test::real_data("ocr/ocr_letters.tsv.gz");
-  if (file.empty()) return;
   dualgap::test::TempDir cache;
   auto d = load("ocr_letters", {{"path", file}, {"max_test_words", 100}}, 0, cache.str());
   CHECK(d.train.num_examples() == 626);  // fold 0 (shared/data/README.md)
@@ -82,7 +81,7 @@ TEST_CASE("ocr_letters: folds, words and letters (real data)") {
   CHECK(rev.train.num_units() + rev.test.num_units() == 52152);
 }
 
-TEST_CASE("segmentation: superpixel graphs of horse images (real data)") {
+TEST_CASE("segmentation: superpixel graphs of horse images (real data)" * dualgap::test::needs_real_data()) {
   const auto dir = dualgap::test::real_data("weizmann_horse/gray/horse001.jpg");
   if (dir.empty()) return;
   const std::string root = std::filesystem::path(dir).parent_path().parent_path().string();
