@@ -97,12 +97,12 @@ int compare_main(const std::vector<std::string>& args) {
   visible.add_options()
       ("help,h", "this help")
       ("x", po::value(&x)->default_value("passes"),
-       "x axis (and the cost measure of --profile): passes, oracle_calls, approx_oracle_calls, time, oracle_time, "
-       "time_recorded, or any curve column")
+       ("x axis (and the cost measure of --profile): " + series_names(SeriesDef::Role::x) + ", or any curve column")
+           .c_str())
       ("y", po::value(&y)->default_value("primal_subopt"),
-       "y measured in tables and profiles and drawn first in the HTML: primal_subopt, dual_subopt, gap, "
-       "rel_objective, test_error, train_error, or any curve column (primal_subopt falls back to rel_objective "
-       "without a certified dual)")
+       ("y measured in tables and profiles and drawn first in the HTML: " + series_names(SeriesDef::Role::y) +
+        ", or any curve column (primal_subopt falls back to rel_objective without a certified dual)")
+           .c_str())
       ("table", "print the tables (default when no other output is asked for)")
       ("format", po::value(&format_s)->default_value("text"), "tables as text, markdown, latex or csv")
       ("levels", po::value(&levels_s)->default_value("relative"),

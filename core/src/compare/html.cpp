@@ -376,17 +376,16 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
   std::set<std::string> columns;
   for (const auto& r : set.runs)
     for (const auto& [name, v] : r.curve) columns.insert(name);
-  std::vector<std::string> xs, ys;
-  for (const auto& d : series_registry())
-    if (d.role == SeriesDef::Role::x && columns.count(d.name) && d.name != "time_recorded") xs.push_back(d.name);
-  if (options.oracle_cost != 1.0 && columns.count("time")) xs.push_back("time_recorded");
+  // Offered: every registered series whose column some run has (computed ones always), the
+  // ones against a certified dual only where a problem has one, replay-only ones with a replay.
   bool any_dual = false;
   for (const auto& p : set.problems) any_dual = any_dual || p.has_dual;
+  std::vector<std::string> xs, ys;
   for (const auto& d : series_registry()) {
-    if (d.role != SeriesDef::Role::y) continue;
-    if ((d.name == "primal_subopt" || d.name == "dual_subopt") && !any_dual) continue;
-    if (d.name == "primal_subopt" || d.name == "dual_subopt" || d.name == "rel_objective" || columns.count(d.name))
-      ys.push_back(d.name);
+    if (!d.column.empty() && !columns.count(d.column)) continue;
+    if (d.needs_certified_dual && !any_dual) continue;
+    if (d.only_with_replay && options.oracle_cost == 1.0) continue;
+    (d.role == SeriesDef::Role::x ? xs : ys).push_back(d.name);
   }
   for (const auto& c : columns)
     if (std::find(ys.begin(), ys.end(), c) == ys.end() && !find_series(c)) ys.push_back(c);

@@ -53,48 +53,81 @@ std::function<Values(const SeriesInput&)> raw(const char* name) {
   return [name](const SeriesInput& in) { return column(in.run, name); };
 }
 
+// Flags of an entry beyond its computation (SeriesDef: where it is offered and tabulated).
+struct Use {
+  bool reach_axis = false;
+  bool final_value = false;
+  bool needs_certified_dual = false;
+  bool only_with_replay = false;
+};
+
+SeriesDef with(SeriesDef d, Use u, std::string column = "") {
+  d.reach_axis = u.reach_axis;
+  d.final_value = u.final_value;
+  d.needs_certified_dual = u.needs_certified_dual;
+  d.only_with_replay = u.only_with_replay;
+  d.column = std::move(column);
+  return d;
+}
+
 std::vector<SeriesDef> build() {
   std::vector<SeriesDef> r;
   // ---- x axes ----
-  r.push_back(x_axis("passes", "passes over the data", "", raw("passes")));
-  r.push_back(x_axis("oracle_calls", "exact oracle calls", "", raw("oracle_calls")));
-  r.push_back(x_axis("approx_oracle_calls", "approximate oracle calls", "", raw("approx_oracle_calls")));
+  r.push_back(with(x_axis("passes", "passes over the data", "", raw("passes")), {.reach_axis = true, .final_value = true},
+                   "passes"));
+  r.push_back(with(x_axis("oracle_calls", "exact oracle calls", "", raw("oracle_calls")),
+                   {.reach_axis = true, .final_value = true}, "oracle_calls"));
+  r.push_back(with(x_axis("approx_oracle_calls", "approximate oracle calls", "", raw("approx_oracle_calls")), {},
+                   "approx_oracle_calls"));
   // time includes oracle time: replayed time = (time - oracle_time) + k * oracle_time.
-  r.push_back(x_axis("time", "solver time", "s", [](const SeriesInput& in) {
-    Values out = column(in.run, "time");
-    const auto* ot = in.run.column("oracle_time");
-    if (in.oracle_cost != 1.0 && ot)
-      for (std::size_t i = 0; i < out.size() && i < ot->size(); ++i)
-        if (std::isfinite((*ot)[i])) out[i] += (in.oracle_cost - 1.0) * (*ot)[i];
-    return out;
-  }));
-  r.push_back(x_axis("time_recorded", "solver time (as recorded)", "s", raw("time")));
-  r.push_back(x_axis("oracle_time", "time in exact oracle", "s", [](const SeriesInput& in) {
-    return map_column(in.run, "oracle_time", [&](double v) { return in.oracle_cost * v; });
-  }));
+  r.push_back(with(x_axis("time", "solver time", "s",
+                          [](const SeriesInput& in) {
+                            Values out = column(in.run, "time");
+                            const auto* ot = in.run.column("oracle_time");
+                            if (in.oracle_cost != 1.0 && ot)
+                              for (std::size_t i = 0; i < out.size() && i < ot->size(); ++i)
+                                if (std::isfinite((*ot)[i])) out[i] += (in.oracle_cost - 1.0) * (*ot)[i];
+                            return out;
+                          }),
+                   {.reach_axis = true, .final_value = true}, "time"));
+  r.push_back(with(x_axis("time_recorded", "solver time (as recorded)", "s", raw("time")), {.only_with_replay = true},
+                   "time"));
+  r.push_back(with(x_axis("oracle_time", "time in exact oracle", "s",
+                          [](const SeriesInput& in) {
+                            return map_column(in.run, "oracle_time", [&](double v) { return in.oracle_cost * v; });
+                          }),
+                   {}, "oracle_time"));
   // ---- y: convergence measures against the best bounds of the run's exact problem ----
-  r.push_back(y_axis("primal_subopt", "primal suboptimality P - D_best", "", true, true, true,
-                     [](const SeriesInput& in) {
-                       if (!std::isfinite(in.run.best_lower)) return Values{};
-                       return map_column(in.run, "primal", [&](double v) { return v - in.run.best_lower; });
-                     }));
-  r.push_back(y_axis("dual_subopt", "dual suboptimality P_best - D", "", true, true, true, [](const SeriesInput& in) {
-    if (!std::isfinite(in.run.best_lower) || !std::isfinite(in.run.best_upper)) return Values{};
-    return map_column(in.run, "dual", [&](double v) { return in.run.best_upper - v; });
-  }));
-  r.push_back(y_axis("gap", "duality gap", "", true, true, true, raw("gap")));
-  r.push_back(y_axis("rel_objective", "relative objective (F - F_best)/|F_best|", "", true, false, true,
-                     [](const SeriesInput& in) {
-                       if (!std::isfinite(in.run.best_upper)) return Values{};
-                       const double scale = std::max(std::abs(in.run.best_upper), 1e-300);
-                       return map_column(in.run, "primal",
-                                         [&](double v) { return (v - in.run.best_upper) / scale; });
-                     }));
+  r.push_back(with(y_axis("primal_subopt", "primal suboptimality P - D_best", "", true, true, true,
+                          [](const SeriesInput& in) {
+                            if (!std::isfinite(in.run.best_lower)) return Values{};
+                            return map_column(in.run, "primal", [&](double v) { return v - in.run.best_lower; });
+                          }),
+                   {.needs_certified_dual = true}));
+  r.push_back(with(y_axis("dual_subopt", "dual suboptimality P_best - D", "", true, true, true,
+                          [](const SeriesInput& in) {
+                            if (!std::isfinite(in.run.best_lower) || !std::isfinite(in.run.best_upper)) return Values{};
+                            return map_column(in.run, "dual", [&](double v) { return in.run.best_upper - v; });
+                          }),
+                   {.needs_certified_dual = true}));
+  r.push_back(with(y_axis("gap", "duality gap", "", true, true, true, raw("gap")), {.final_value = true}, "gap"));
+  r.push_back(with(y_axis("rel_objective", "relative objective (F - F_best)/|F_best|", "", true, false, true,
+                          [](const SeriesInput& in) {
+                            if (!std::isfinite(in.run.best_upper)) return Values{};
+                            const double scale = std::max(std::abs(in.run.best_upper), 1e-300);
+                            return map_column(in.run, "primal",
+                                              [&](double v) { return (v - in.run.best_upper) / scale; });
+                          }),
+                   {}));
   // ---- y: raw values ----
-  r.push_back(y_axis("primal", "primal objective", "", false, false, true, raw("primal")));
-  r.push_back(y_axis("dual", "dual objective", "", false, false, true, raw("dual")));
-  r.push_back(y_axis("train_error", "train error", "fraction", false, false, false, raw("train_error")));
-  r.push_back(y_axis("test_error", "test error", "fraction", false, false, false, raw("test_error")));
+  r.push_back(with(y_axis("primal", "primal objective", "", false, false, true, raw("primal")), {.final_value = true},
+                   "primal"));
+  r.push_back(
+      with(y_axis("dual", "dual objective", "", false, false, true, raw("dual")), {.final_value = true}, "dual"));
+  r.push_back(with(y_axis("train_error", "train error", "fraction", false, false, false, raw("train_error")),
+                   {.final_value = true}, "train_error"));
+  r.push_back(with(y_axis("test_error", "test error", "fraction", false, false, false, raw("test_error")),
+                   {.final_value = true}, "test_error"));
   return r;
 }
 
@@ -109,6 +142,13 @@ const SeriesDef* find_series(const std::string& name) {
   for (const auto& d : series_registry())
     if (d.name == name) return &d;
   return nullptr;
+}
+
+std::string series_names(SeriesDef::Role role) {
+  std::string out;
+  for (const auto& d : series_registry())
+    if (d.role == role) out += (out.empty() ? "" : ", ") + d.name;
+  return out;
 }
 
 bool is_convergence(const std::string& name) {

@@ -2,7 +2,7 @@
 // name, label, unit, how it is computed from a run, and whether it is a convergence measure
 // (decreasing to 0, read on log axes, measured at relative levels). Tables, figures, the HTML
 // report, the CSV export and performance profiles all look quantities up here, so a new
-// plotted quantity is one entry in series.cpp.
+// plotted quantity or table column is one entry in series.cpp.
 #pragma once
 
 #include <functional>
@@ -36,6 +36,18 @@ struct SeriesDef {
   bool scale_by_dual_bound = false;
   /// Needs a recorded objective (primal): a run without one shows n/a, never "censored".
   bool needs_objective = false;
+  /// Measured against the best certified dual bound (P - D_best, P_best - D): offered only
+  /// where some problem has a certified dual.
+  bool needs_certified_dual = false;
+  /// The curve column it reads as it is; "" for a series computed from several columns or
+  /// bounds (always offered; it is empty for a run that lacks what it needs).
+  std::string column;
+  /// An x axis of the time-to-reach tables (time, passes, calls to reach each eps).
+  bool reach_axis = false;
+  /// A column of the final-values tables and of each run's "final" entry in --json.
+  bool final_value = false;
+  /// Offered as an axis only when --oracle-cost replays oracle time (time as recorded).
+  bool only_with_replay = false;
   /// Empty when the run does not have what the series needs.
   std::function<std::vector<double>(const SeriesInput&)> compute;
 };
@@ -49,6 +61,9 @@ DUALGAP_API const SeriesDef* find_series(const std::string& name);
 
 /// "label [unit]", with the oracle-cost replay stated on replayed time axes.
 DUALGAP_API std::string axis_label(const std::string& name, double oracle_cost = 1.0);
+
+/// The names of the registered series of one role, comma-separated (for help texts).
+DUALGAP_API std::string series_names(SeriesDef::Role role);
 
 /// True when `name` is a convergence measure (registered as one).
 DUALGAP_API bool is_convergence(const std::string& name);

@@ -35,9 +35,15 @@ json cell_json(const CensoredStats& s) {
           {"max_censored", s.max_censored}};
 }
 
-const std::vector<std::string> kReachAxes = {"time", "passes", "oracle_calls"};
-const std::vector<std::string> kFinalColumns = {"primal", "dual", "gap", "train_error", "test_error",
-                                                "time", "passes", "oracle_calls"};
+// The registry's reach axes and final-value columns (series.cpp marks them): y quantities
+// first, then the x quantities, each in registry order.
+std::vector<std::string> registered(bool SeriesDef::*flag) {
+  std::vector<std::string> out;
+  for (auto role : {SeriesDef::Role::y, SeriesDef::Role::x})
+    for (const auto& d : series_registry())
+      if (d.role == role && d.*flag) out.push_back(d.name);
+  return out;
+}
 
 }  // namespace
 
@@ -156,7 +162,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
                {"runs", p.runs.size()},
                {"solvers", json::array()}};
     std::vector<std::string> axes;
-    for (const auto& a : kReachAxes)
+    for (const auto& a : registered(&SeriesDef::reach_axis))
       for (std::size_t r : p.runs)
         if (set.runs[r].column(a)) {
           axes.push_back(a);
@@ -207,7 +213,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
       js["reach"] = std::move(reach);
       // final values: median and range of each run's last recorded value
       json fin = json::object();
-      std::vector<std::string> names = kFinalColumns;
+      std::vector<std::string> names = registered(&SeriesDef::final_value);
       if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
       for (const auto& name : names) {
         std::vector<double> v;
@@ -229,9 +235,9 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
   for (const Run& r : set.runs) {
     const std::string ry = resolve_y(set.problems[r.problem], y);
     json fin = json::object();
-    for (const auto& name : {ry, std::string("primal"), std::string("dual"), std::string("gap"),
-                             std::string("test_error"), std::string("time"), std::string("passes")}) {
-      if (name.empty()) continue;
+    std::vector<std::string> names = registered(&SeriesDef::final_value);
+    if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
+    for (const auto& name : names) {
       fin[name] = json_number(last_finite(series(set, r, name, options.oracle_cost)));
     }
     runs.push_back({{"path", r.path},
