@@ -478,7 +478,7 @@ TEST_CASE("adaboost_ecc: pairwise exponential loss never increases, training err
   CHECK(!rec.rows.back().dual.has_value());
 }
 
-// --- The core's boosting objective (plugin API 2) against an independent recomputation ------
+// --- The core's boosting objective against an independent recomputation ------------------
 
 namespace {
 
