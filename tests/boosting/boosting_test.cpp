@@ -1,4 +1,4 @@
-// Multi-class boosting (issue 4): stumps oracle against brute force, the closed-form coordinate
+// Multi-class boosting: stumps oracle against brute force, the closed-form coordinate
 // update against 1-D numeric minimization, FCD = L-BFGS-B = projected gradient on a fixed
 // restricted master problem, and the column-generation solvers against the optimum of the
 // full problem (all stumps as columns), with primal >= optimum >= certified dual at every
