@@ -1,4 +1,4 @@
-// Benchmark of `dualgap compare` (issue 7 targets):
+// Benchmark of `dualgap compare` against its targets:
 //   1. 1000 runs x 200 checkpoints (10 problems x 4 solvers x 25 repeats): compare --table,
 //      --json and --html must finish in under 5 s;
 //   2. HTML report of a 40-run experiment (4 solvers x 10 repeats): under 5 MB, renders in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer (issue 15): a second
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: a second
 # build tree, ./build-asan (-DDUALGAP_SANITIZE=ON: the core, every plugin, the tests and the SDK
 # it installs for the SDK group), any report stops the process (halt_on_error) and fails its test.
 # Leak checking is off: this check is about memory errors and undefined behaviour, not leaks.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Summaries for the boosting experiments (issue 4), read from run.json files.
+"""Summaries for the boosting experiments (experiments/multiboost-*), read from run.json files.
 
   summarize.py fig12 [--repeats N] RESULTS_DIR...
                                       mean test error per solver at iterations 10, 50, 100, ..., last

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every peer comparison of issue 21, one `dualgap run` per workload (ours and the peer side by
+# Every peer comparison (README.md here), one `dualgap run` per workload (ours and the peer side by
 # side in one process pool, one run at a time), then one line per workload: peer time, our
 # time, ratio (ours / peer; < 1: ours is faster), peak RSS of both, and the machine's load
 # (1-minute average from /proc/loadavg) before and after the workload.

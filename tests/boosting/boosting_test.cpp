@@ -1,4 +1,4 @@
-// Multi-class boosting (issue 4): stumps oracle against brute force, the closed-form coordinate
+// Multi-class boosting: stumps oracle against brute force, the closed-form coordinate
 // update against 1-D numeric minimization, FCD = L-BFGS-B = projected gradient on a fixed
 // restricted master problem, and the column-generation solvers against the optimum of the
 // full problem (all stumps as columns), with primal >= optimum >= certified dual at every
@@ -478,7 +478,7 @@ TEST_CASE("adaboost_ecc: pairwise exponential loss never increases, training err
   CHECK(!rec.rows.back().dual.has_value());
 }
 
-// --- The core's boosting objective (plugin API 2) against an independent recomputation ------
+// --- The core's boosting objective against an independent recomputation ------------------
 
 namespace {
 

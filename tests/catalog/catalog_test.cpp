@@ -1,4 +1,4 @@
-// The bad-input and fault catalog (issue 15), as data: every line of cases.tsv is one hostile
+// The bad-input and fault catalog, as data: every line of cases.tsv is one hostile
 // input run through the real CLI, with the exit status it must give (2 configuration, 1 data
 // or a failed run, 0 documented behaviour with a warning) and a fragment the output must
 // contain (usually the file:line:col or --set 'ARG' of the culprit). A new case is one line,

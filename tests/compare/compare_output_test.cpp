@@ -75,8 +75,9 @@ void make_results(const fs::path& root, const std::vector<std::string>& solvers 
     }
 }
 
-// Opens `url` in headless Chromium (the flags of the issue: no network services, fresh profile)
-// and returns the DOM after the page's scripts ran.
+// Opens `url` in headless Chromium without background network services and with a fresh
+// profile (the report must render offline, with nothing cached from an earlier page) and returns
+// the DOM after the page's scripts ran.
 std::string chromium_dom(const std::string& url, const std::string& extra = "") {
   TempDir profile;
   return run_capture(std::string(kChromium) +

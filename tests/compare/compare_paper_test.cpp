@@ -1,4 +1,4 @@
-// dualgap compare for papers (issue 18) and per-objective grouping (issue 14): labels, objective
+// dualgap compare for papers and per-objective grouping: labels, objective
 // keys, n/a, selection and order, table formats, CSV export, performance profiles.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Plugin API 2: the core owns the objective. A solver that reports numbers of its own cannot
+// The core owns the objective. A solver that reports numbers of its own cannot
 // change what is recorded; recorded primals equal an independent numpy recomputation from the
 // saved iterates; solver-parameter sweeps label their series; evaluate re-scores saved iterates.
 #include <cmath>

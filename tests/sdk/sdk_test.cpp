@@ -1,4 +1,4 @@
-// The installed SDK (issue 8): `cmake --install` of this build tree into a temporary prefix,
+// The installed SDK: `cmake --install` of this build tree into a temporary prefix,
 // `dualgap new-plugin` skeletons built out of tree against it with find_package(dualgap), the
 // generated doctest run, the plugin listed and described by the installed CLI through
 // DUALGAP_PLUGIN_PATH and used in an experiment; a plugin including a core-internal header does

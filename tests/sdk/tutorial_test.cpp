@@ -1,4 +1,4 @@
-// Runs every command of docs/writing-an-oracle.md (issue 8, item 3).
+// Runs every command of docs/writing-an-oracle.md, so that the tutorial stays true.
 //
 // Shell blocks of the tutorial carry a tag: ```sh {test} blocks run as written, in order, in
 // one bash process (set -eu -o pipefail) in a fresh folder; ```sh {test=env} sets the variables

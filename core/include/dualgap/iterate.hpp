@@ -1,4 +1,4 @@
-// What a solver hands the core at a checkpoint (plugin API 2): its iterate and, where it has
+// What a solver hands the core at a checkpoint: its iterate and, where it has
 // one, a dual certificate. The core scores them — primal objective, certified dual value, train
 // and test error — with one implementation per problem family (core/src/objectives/), so every
 // solver of a problem is measured by the same code and a solver cannot report a number of its

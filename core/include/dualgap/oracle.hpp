@@ -3,9 +3,9 @@
 // Design: each oracle interface (structured max-oracle, weak learner, block loss, ...) is an
 // abstract class deriving from Oracle, with *public non-virtual* entry points that open a
 // CallScope and then call a *protected virtual* implementation. Solvers can only reach the
-// counted entry points, so a solver cannot forget to count (non-virtual interface idiom; this
-// replaces the proxy object of design.md: same guarantee, no second object, no extra virtual
-// hop). The runner attaches one OracleCounters per run. A solver that calls an oracle from
+// counted entry points, so a solver cannot forget to count (non-virtual interface idiom: no
+// counting proxy object wraps the oracle, so there is no second object and no extra virtual
+// call). The runner attaches one OracleCounters per run. A solver that calls an oracle from
 // several threads gives each worker its own oracle object (SolverContext::make_oracle) with its
 // own counters and adds them to the run's counters (OracleCounters::add) before the recorder
 // reads them.

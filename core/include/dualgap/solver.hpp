@@ -1,7 +1,7 @@
 // The "solver" plugin kind, the problem it is handed, and the recorder it reports to.
 //
 // A solver never prints and never reads a clock for reporting (cf. Ceres' IterationCallback),
-// and never scores itself (plugin API 2): at its checkpoints it hands the recorder a closure that
+// and never scores itself: at its checkpoints it hands the recorder a closure that
 // fills an Iterate (dualgap/iterate.hpp) with its current model and, where it has one, a dual
 // certificate. The recorder pauses the solver clock around the closure, lets the core's objective
 // of the run compute primal, dual, gap and errors from the iterate, stores the row, checks the
@@ -42,7 +42,7 @@ class DUALGAP_API Recorder {
   /// Solver time so far in seconds, evaluation excluded (for algorithmic rules only, such as
   /// MP-BCFW's dual-increase-per-second rule).
   virtual double solver_time_s() const = 0;
-  /// Sampling mode (dualgap/sampling.hpp, plugin API 3): the next checkpoint is the final model
+  /// Sampling mode (dualgap/sampling.hpp): the next checkpoint is the final model
   /// of a fresh run of a library with `budget` (e.g. "eps", "max_iter") set to `value`. That
   /// row's time and counters count from this call (one restart's own cost, not cumulative) and
   /// its `budget` column holds `value`. Once called, every checkpoint of the run must follow a
@@ -82,7 +82,7 @@ struct SolverContext {
   std::function<std::shared_ptr<FeatureGenerator>(const std::string& plugin, const json& params)>
       make_features;
   /// Returns a new object of the run's oracle plugin with the same resolved parameters and no
-  /// counters attached (plugin API 4): oracles keep buffers and are not thread-safe, so a
+  /// counters attached: oracles keep buffers and are not thread-safe, so a
   /// solver that calls the oracle from several threads gives each worker its own object, counts
   /// its calls in its own OracleCounters and merges them (OracleCounters::add). Empty when the
   /// run has no oracle or the caller (e.g. a test) does not provide one.

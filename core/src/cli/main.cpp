@@ -155,7 +155,7 @@ int cmd_describe(const std::vector<std::string>& args) {
       for (auto& c : data_schema(d.params))
         if (std::none_of(d.params.begin(), d.params.end(), [&](const ParamSpec& o) { return o.name == c.name; }))
           core.push_back(c.name);
-      std::cout << fmt::format("\nand the core data: keys (README, Data): {}, validation\n", fmt::join(core, ", "));
+      std::cout << fmt::format("\nand the core data: keys (docs/data.md): {}, validation\n", fmt::join(core, ", "));
     }
   }
   return 0;
@@ -206,7 +206,7 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
         "no-report", "do not write the HTML report")(
         "wait-lock", "when another dualgap run writes into the same results folder, wait for it (default: exit 2)")(
         "executor", po::value<std::string>(&ra.executor),
-        "local (default) or slurm: submit one job array (see 'Running on a cluster' in README.md)")(
+        "local (default) or slurm: submit one job array (see docs/cluster.md)")(
         "partition", po::value<std::string>(), "slurm: sbatch --partition")(
         "time", po::value<std::string>(), "slurm: sbatch --time, per task (e.g. 2:00:00)")(
         "mem", po::value<std::string>(), "slurm: sbatch --mem, per task (e.g. 4G)")(
@@ -229,7 +229,7 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   if (vm.count("help")) {
     std::cout << desc
               << "\nThe experiment YAML has: name, data, features, oracle, problem, solvers, stop, record, repeats,\n"
-                 "seed, sweep, executor (see README.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration\n"
+                 "seed, sweep, executor (see docs/experiments.md). Exit status: 0 ok, 1 a run failed, 2 invalid configuration\n"
                  "or the results folder in use, 128+N stopped by signal N (the folder resumes).\n";
     return 0;
   }

@@ -240,7 +240,8 @@ Run parse_run(const json& doc, const std::string& path) {
     run.data_key = g != doc.end() && g->is_string() && !g->get<std::string>().empty() ? g->get<std::string>()
                                                                                        : run.bound_key;
   }
-  // Runs of different objectives on the same data are different problems (issue 14).
+  // Runs of different objectives on the same data are different problems: a bound of one (its
+  // best primal or certified dual) says nothing about the other's optimum.
   const std::string objective_suffix = run.objective_key.empty() ? "" : "|" + run.objective_key;
   run.problem_key = run.data_key + objective_suffix;
   run.bound_key += objective_suffix;
@@ -409,7 +410,7 @@ void group_runs(RunSet& set, const std::string& order) {
     s = run.summary.find("dual");
     if (s != run.summary.end() && std::isfinite(s->second) && !(s->second <= lower)) lower = s->second;
   }
-  // problem.reference (issue 14): for an objective without a certified dual, the bound that
+  // problem.reference: for an objective without a certified dual, the bound that
   // suboptimality is measured against is a known optimum ({value: F}) or the best primal a named
   // solver reached on the same exact problem ({solver: NAME}).
   std::map<std::string, std::string> reference_notes;  // bound_key -> what the bound is

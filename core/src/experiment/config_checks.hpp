@@ -1,6 +1,6 @@
 // Checks of an experiment's own keys (name, seed, repeats, stop, record, sweep keys) and of the
 // numbers and text that reach them, so that every bad value is a ConfigError at its location
-// instead of a hang, a silent alias or an exception without context (issue 15).
+// instead of a hang, a silent alias or an exception without context.
 #pragma once
 
 #include <functional>

@@ -1,6 +1,6 @@
 // StructuredOracle::unary_scores and its SIMD kernels (core/src/oracles/unary_kernels.hpp):
-// the one place where dualgap picks an instruction set by hand. Moved out of the public header
-// (plugin API 3), so plugins no longer compile intrinsics; the computation is unchanged.
+// the one place where dualgap picks an instruction set by hand. They live in the core, not in
+// a public header, so that no plugin compiles intrinsics.
 #include <Eigen/Dense>
 
 #include "dualgap/oracles/structured.hpp"

@@ -44,7 +44,8 @@ class StumpsOracle final : public dualgap::WeakLearnerOracle {
     d_ = train.num_features();
     K_ = train.num_classes;
     if (n_ == 0 || d_ == 0) throw std::invalid_argument("stumps: empty training set");
-    // Densify (sparse data is presorted with its zeros; the data sets of issue 4 are dense).
+    // Densify (sparse data is presorted with its zeros; the boosting experiments' data sets are
+    // dense).
     const DenseMatrix X = train.X.is_sparse() ? train.X.to_dense() : DenseMatrix();
     const DenseMatrix& Xd = train.X.is_sparse() ? X : train.X.dense();
     order_.resize(static_cast<std::size_t>(n_ * d_));

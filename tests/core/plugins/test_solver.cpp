@@ -1,5 +1,5 @@
 // A solver that misbehaves on request, for the runner-isolation tests, and one that tries to
-// report numbers of its own by every means plugin API 2 leaves open (behaviours lie_*).
+// report numbers of its own by every means the plugin API leaves open (behaviours lie_*).
 #include <chrono>
 #include <csignal>
 #include <cmath>
