@@ -15,7 +15,7 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 void check_folder(const std::string& folder) {
   const char* data = std::getenv("DUALGAP_DATA");
-  REQUIRE_MESSAGE(data && *data, "DUALGAP_DATA is not set; needed for the claims of " << folder);
+  REQUIRE_MESSAGE((data && *data), "DUALGAP_DATA is not set; needed for the claims of " << folder);
   const fs::path dir = fs::path(DUALGAP_TEST_SOURCE_DIR) / "experiments" / folder;
   const YAML::Node root = YAML::LoadFile((dir / "claims.yaml").string());
   REQUIRE(root["ci"]);
