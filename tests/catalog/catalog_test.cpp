@@ -6,7 +6,8 @@
 //
 // Placeholders in a command: {cfg} configs/, {data} data/, {tmp} a fresh folder per case,
 // {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
-// shadowing copy of a plugin). Leading NAME=VALUE words are environment variables.
+// shadowing copy of a plugin, a copy of data/runs). Leading NAME=VALUE words are environment
+// variables.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -89,6 +90,9 @@ void generate(const fs::path& gen) {
   cut("cutlast", bytes.size() - 1);
   fs::create_directories(gen / "shadow");
   fs::copy_file(real, gen / "shadow" / "dualgap_libsvm_copy.so");
+  // Results folders (data/runs) for the evaluate and status cases, as a copy: evaluate writes into
+  // a run it re-scores and takes its folder's lock, and the source tree stays as committed.
+  fs::copy(kCatalog / "data" / "runs", gen / "runs", fs::copy_options::recursive);
   fs::create_directories(gen / "notelf");
   std::ofstream(gen / "notelf" / "dualgap_text.so") << "this is not a shared library\n";
 }

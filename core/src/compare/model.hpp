@@ -18,6 +18,7 @@
 #include "compare/series.hpp"
 #include "compare/table_format.hpp"
 #include "dualgap/api.hpp"
+#include "run/run_files.hpp"
 
 namespace dualgap::compare {
 
@@ -123,8 +124,8 @@ struct Selection {
 
 // ---- reading and grouping (runs.cpp) -------------------------------------------------------
 
-/// Parses one run.json document. Throws std::runtime_error when it is not a dualgap.run/1.
-DUALGAP_API Run parse_run(const nlohmann::json& doc, const std::string& path);
+/// The run of one checked run.json (read_run_file in CurveMode::columns).
+DUALGAP_API Run parse_run(RunFile file);
 
 /// The problem key of a run: `problem_key` when present, else a hash of the configuration
 /// without the solver/seed/repeat/stop/record/name keys.

@@ -44,10 +44,6 @@ std::size_t Run::checkpoints() const {
 
 namespace {
 
-double number_or_nan(const json& v) {
-  return v.is_number() ? v.get<double>() : kNaN;
-}
-
 std::string string_or(const json& doc, const char* key, const std::string& fallback = "") {
   auto it = doc.find(key);
   return it != doc.end() && it->is_string() ? it->get<std::string>() : fallback;
@@ -101,104 +97,6 @@ std::string problem_label(const Run& run, bool experiment_has_several) {
   return label;
 }
 
-// SAX reader: builds the DOM for everything except "curve", whose columns go straight into
-// vectors of doubles. For thousands of runs this halves the parse time and the allocations
-// (a DOM node per checkpoint value is the bulk of a run.json).
-class RunSax {
- public:
-  explicit RunSax(json& root) : dom_(root) {}
-  std::map<std::string, std::vector<double>> curve;
-  std::set<std::string> non_numeric;  // columns holding anything else than numbers and nulls
-
-  bool null() { return in_column() ? push(kNaN) : dom_.null(); }
-  bool boolean(bool v) { return in_column() ? bad() : dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return in_column() ? push(double(v)) : dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return in_column() ? push(double(v)) : dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const std::string& s) {
-    return in_column() ? push(v) : dom_.number_float(v, s);
-  }
-  bool string(std::string& v) { return in_column() ? bad() : dom_.string(v); }
-  bool binary(json::binary_t& v) { return in_column() ? bad() : dom_.binary(v); }
-  bool start_object(std::size_t n) {
-    ++depth_;
-    if (state_ == State::curve_key) {
-      state_ = State::in_curve;
-      curve_depth_ = depth_;
-      return true;
-    }
-    if (in_curve_area()) return skip_open();
-    return dom_.start_object(n);
-  }
-  bool key(std::string& k) {
-    if (state_ == State::in_curve && depth_ == curve_depth_) {
-      column_ = &curve[k];
-      column_->clear();
-      column_name_ = k;
-      return true;
-    }
-    if (in_curve_area()) return true;
-    if (depth_ == 1 && k == "curve") {
-      state_ = State::curve_key;
-      return true;
-    }
-    return dom_.key(k);
-  }
-  bool end_object() {
-    --depth_;
-    if (state_ == State::in_curve && depth_ == curve_depth_ - 1) {
-      state_ = State::done;
-      return true;
-    }
-    if (in_curve_area()) return true;
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) {
-    ++depth_;
-    if (state_ == State::in_curve && depth_ == curve_depth_ + 1) {
-      state_ = State::in_column;
-      return true;
-    }
-    if (in_curve_area()) return skip_open();
-    if (state_ == State::curve_key) state_ = State::done;  // "curve": [...] is not a curve
-    return dom_.start_array(n);
-  }
-  bool end_array() {
-    --depth_;
-    if (state_ == State::in_column && depth_ == curve_depth_) {
-      state_ = State::in_curve;
-      return true;
-    }
-    if (in_curve_area()) return true;
-    return dom_.end_array();
-  }
-  bool parse_error(std::size_t pos, const std::string& tok, const nlohmann::detail::exception& e) {
-    return dom_.parse_error(pos, tok, e);
-  }
-
- private:
-  enum class State { before, curve_key, in_curve, in_column, done };
-  bool in_column() const { return state_ == State::in_column && depth_ == curve_depth_ + 1; }
-  bool in_curve_area() const { return state_ == State::in_curve || state_ == State::in_column; }
-  bool push(double v) {
-    column_->push_back(v);
-    return true;
-  }
-  bool bad() {
-    if (state_ == State::in_column) non_numeric.insert(column_name_);
-    return true;
-  }
-  bool skip_open() {  // nested structure inside the curve: not a column of numbers
-    if (!column_name_.empty()) non_numeric.insert(column_name_);
-    return true;
-  }
-
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-  State state_ = State::before;
-  int depth_ = 0, curve_depth_ = -1;
-  std::vector<double>* column_ = nullptr;
-  std::string column_name_;
-};
-
 }  // namespace
 
 std::string problem_key_of(const json& doc) {
@@ -210,11 +108,11 @@ std::string problem_key_of(const json& doc) {
   return "cfg-" + hex64(hash64(config.dump()));
 }
 
-Run parse_run(const json& doc, const std::string& path) {
-  if (!doc.is_object()) throw std::runtime_error(path + ": not a JSON object");
-  std::string schema = string_or(doc, "schema");
-  if (schema.rfind("dualgap.run/", 0) != 0)
-    throw std::runtime_error(path + ": schema is \"" + schema + "\", expected dualgap.run/1");
+Run parse_run(RunFile file) {
+  // The document was checked against the run.json schema (run/run_files.hpp): every key read
+  // below has its type when present.
+  const json& doc = file.doc;
+  const std::string& path = file.path;
   Run run;
   run.path = path;
   run.experiment = string_or(doc, "experiment");
@@ -251,24 +149,7 @@ Run parse_run(const json& doc, const std::string& path) {
     for (const char* k : {"data", "features", "oracle", "problem", "file"})
       if (config.contains(k)) run.problem_config[k] = config[k];
 
-  auto curve = doc.find("curve");
-  std::size_t length = 0;
-  if (curve != doc.end() && curve->is_object()) {
-    for (auto& [name, values] : curve->items()) {
-      if (!values.is_array()) continue;
-      bool numeric = false;
-      std::vector<double> column;
-      column.reserve(values.size());
-      for (const auto& v : values) {
-        if (v.is_number()) numeric = true;
-        column.push_back(number_or_nan(v));
-      }
-      if (!numeric && !values.empty() && !values[0].is_null()) continue;  // e.g. string columns
-      length = std::max(length, column.size());
-      run.curve.emplace(name, std::move(column));
-    }
-  }
-  for (auto& [name, column] : run.curve) column.resize(length, kNaN);  // ragged: pad, never crash
+  run.curve = std::move(file.columns);
   auto summary = doc.find("summary");
   if (summary != doc.end() && summary->is_object())
     for (auto& [name, v] : summary->items())
@@ -501,28 +382,9 @@ RunSet load_runs(const std::vector<std::string>& inputs) {
   auto work = [&](std::size_t begin, std::size_t step) {
     for (std::size_t i = begin; i < files.size(); i += step) {
       try {
-        std::ifstream in(files[i], std::ios::binary);
-        if (!in) throw std::runtime_error(files[i].string() + ": cannot open");
-        std::ostringstream buffer;
-        buffer << in.rdbuf();
-        const std::string text = buffer.str();
-        json doc;
-        RunSax sax(doc);
-        json::sax_parse(text, &sax);
-        Run run = parse_run(doc, files[i].string());
-        std::size_t length = 0;
-        for (auto& [name, column] : sax.curve)
-          if (!sax.non_numeric.count(name)) length = std::max(length, column.size());
-        for (auto& [name, column] : sax.curve) {
-          if (sax.non_numeric.count(name)) continue;
-          column.resize(length, kNaN);
-          run.curve[name] = std::move(column);
-        }
-        parsed[i] = std::move(run);
-      } catch (const json::exception& e) {
-        errors[i] = files[i].string() + ": invalid JSON: " + e.what();
+        parsed[i] = parse_run(read_run_file(files[i].string(), CurveMode::columns));
       } catch (const std::exception& e) {
-        errors[i] = e.what();
+        errors[i] = std::string(e.what()) + " (skipped)";
       }
     }
   };

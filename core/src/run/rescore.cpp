@@ -53,10 +53,15 @@ struct Outcome {
 
 Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& data,
                      const std::string& tag, const PluginRegistry& reg) {
-  json run = json::parse(read_file(file.string()));
-  const json& saved = run.value("iterates", json(nullptr));
-  if (!saved.is_object() || !saved.contains("saved"))
+  // A damaged run.json fails here, before anything is computed or written (run_files.hpp).
+  RunFile checked = read_run_file(file.string(), CurveMode::document);
+  const json& saved = checked.doc.value("iterates", json(nullptr));
+  if (!saved.is_object())
     throw std::runtime_error("no saved iterates (run with record: {iterates: final} or all)");
+  // Nothing to re-score is a failure of this run, not an evaluation: run.json stays as it is.
+  if (saved["saved"].empty()) throw std::runtime_error("iterates.saved is empty: no iterate to re-score");
+  check_run_config(checked);
+  json run = std::move(checked.doc);
   json cfg = run.at("config");
   for (auto& [k, v] : data) {
     const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
@@ -75,7 +80,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   auto objective = make_objective(prepared.problem, *prepared.solver, options);
 
   json& curve = run["curve"];
-  const std::size_t rows = curve.at("passes").size();
+  const std::size_t rows = checked.rows;
   std::map<std::string, json> columns;
   auto column = [&](const std::string& name) -> json& {
     auto& c = columns[name + "@" + tag];
@@ -161,6 +166,9 @@ int evaluate_main(const std::vector<std::string>& args) {
       std::cout << "\n";
     } catch (const ConfigError&) {
       throw;
+    } catch (const RunFileError& e) {  // names the file itself
+      std::cerr << e.what() << "\n";
+      ++failed;
     } catch (const std::exception& e) {
       std::cerr << f.string() << ": " << e.what() << "\n";
       ++failed;

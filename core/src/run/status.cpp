@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "run/lock.hpp"
+#include "run/run_files.hpp"
 #include "experiment/schema.hpp"
 #include "base/util.hpp"
 
@@ -22,9 +23,10 @@ namespace po = boost::program_options;
 
 namespace {
 
-// The statuses in the order they are printed: a run's own ones, then the two of runs not ended.
-const std::vector<std::string> kStatuses = {"done",    "budget",      "diverged", "failed",
-                                            "timeout", "interrupted", "running",  "pending"};
+// The statuses in the order they are printed: a run's own ones, then the two of runs not ended,
+// then runs whose run.json is damaged (read_run_file refused it; the file is named on stderr).
+const std::vector<std::string> kStatuses = {"done",        "budget",  "diverged", "failed", "timeout",
+                                            "interrupted", "running", "pending",  "damaged"};
 
 // Output of a Slurm query, or nullopt when the command fails (no Slurm, no accounting).
 std::optional<std::string> query(const std::string& cmd) {
@@ -68,10 +70,10 @@ json experiment_status(const fs::path& dir) {
     const std::string id = e.path().filename().string();
     if (fs::exists(e.path() / "run.json")) {
       try {
-        auto j = json::parse(read_file((e.path() / "run.json").string()));
-        run_status[id] = j.value("status", "failed");
-      } catch (...) {
-        run_status[id] = "failed";
+        run_status[id] = read_run_file((e.path() / "run.json").string(), CurveMode::columns).doc["status"].get<std::string>();
+      } catch (const std::exception& ex) {
+        std::cerr << "warning: " << ex.what() << "\n";
+        run_status[id] = "damaged";
       }
     }
     // A partial log means a child is at work, or was killed with its parent (SIGKILL): then
@@ -134,8 +136,9 @@ int status_main(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout << desc
               << "\nFor each experiment under RESULTS (a results folder or one experiment's folder): how many runs are\n"
-                 "done, budget, diverged, failed, timeout, interrupted, running and pending (listed in a Slurm\n"
-                 "submission, not started), who holds the folder's lock, and for Slurm submissions the job ids\n"
+                 "done, budget, diverged, failed, timeout, interrupted, running, pending (listed in a Slurm\n"
+                 "submission, not started) and damaged (a run.json that is not a valid run record: named on\n"
+                 "stderr), who holds the folder's lock, and for Slurm submissions the job ids\n"
                  "with the states squeue and sacct report.\n";
     return 0;
   }
