@@ -274,6 +274,64 @@ TEST_CASE("check: a bad claims file is refused with its line") {
   CHECK(r2.output.find("'ref' (the paper's figure or table) is required") != std::string::npos);
 }
 
+TEST_CASE("check: every field of a claims file is typed: file:line and what was expected") {
+  Fixture f;
+  auto refusal = [&](const std::string& text) {
+    const fs::path p = f.dir.path / "typed.yaml";
+    std::ofstream(p) << text;
+    try {
+      (void)check::read_claims(p.string());
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string head = "paper: test\nexperiment: e\nclaims:\n";
+  const std::string path = (f.dir.path / "typed.yaml").string();
+  // numbers are finite: a NaN bound would make every comparison false
+  CHECK(refusal(head + "  - {id: a, ref: T1, final: {a: MP, metric: gap, below: .nan}}\n") ==
+        path + ":4: claim 'a' (final).below: expected a finite number, found '.nan'");
+  CHECK(refusal(head + "  - {id: a, ref: T1, final: {a: MP, metric: gap, above: -.inf}}\n") ==
+        path + ":4: claim 'a' (final).above: expected a finite number, found '-.inf'");
+  CHECK(refusal(head + "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {gap: .NaN}}}\n").find(
+            ":4: claim 'a' (fewer).to.gap (a level, or b_final): expected a finite number, found '.NaN'") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: 0}}\n").find(
+            "by (a ratio): expected a finite number > 0, found '0'") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {gap: 1e-2}, by: .inf}}\n").find(
+            "by (a ratio): expected a finite number > 0, found '.inf'") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {primal: b_final}, rel: -1}}\n").find(
+            "rel: expected a finite number >= 0, found '-1'") != std::string::npos);
+  // `at` is a value of the x axis: never below 0
+  CHECK(refusal(head + "  - {id: a, ref: T1, lower_final: {metric: gap, a: MP, b: [B], at: [-1]}}\n").find(
+            ":4: claim 'a' (lower_final).at (values of passes): expected a finite number >= 0, found '-1'") !=
+        std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, order: {metric: gap, ascending: [MP, B], at: [], at_x: time}}\n").find(
+            "at (values of time): empty list") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, order: {metric: gap, ascending: [MP, B], strict: maybe}}\n").find(
+            ":4: claim 'a' (order).strict: expected true or false, found 'maybe'") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {[gap]: 1}}}\n").find(
+            ":4: claim 'a' (fewer).to: expected a key name, found a list") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, final: {a: {solver: MP, where: {[k]: 1}}, metric: gap, below: 1}}\n").find(
+            "where: expected a key name, found a list") != std::string::npos);
+  CHECK(refusal(head + "  - {id: a, ref: T1, final: {a: [[MP]], metric: gap, below: 1}}\n").find(
+            "claim 'a' (final).a: expected a series label or {solver, experiment, where}, found a list") != std::string::npos);
+  CHECK(refusal(head + "  - {id: [a], ref: T1, external: elsewhere}\n").find(":4: claim 1.id: expected a string, found a list") !=
+        std::string::npos);
+  CHECK(refusal("ci: 5\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":1: ci: expected a list of {file, set}, found '5'");
+  CHECK(refusal("ci: [{file: e.yaml, set: a=1}]\n" + head + "  - {id: a, ref: T1, external: x}\n").find(
+            ":1: ci[0].set: expected a list of KEY=VALUE, found 'a=1'") != std::string::npos);
+  // no claims: the file (not line 0) and why
+  CHECK(refusal("") == path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
+  CHECK(refusal("# only a comment\n") == path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
+  CHECK(refusal("paper: x\n") == path + ": no claims: 'claims' (a list of claims) is missing");
+  CHECK(refusal("paper: x\nclaims: []\n") == path + ":2: no claims: the 'claims' list is empty");
+  CHECK(refusal("paper: x\nclaims: 3\n") == path + ":2: claims: expected a list of claims, found '3'");
+  CHECK(refusal("- a\n") == path + ":1: claims file: expected a mapping, found a list");
+  // a good file still reads
+  CHECK(refusal(head + "  - {id: a, ref: T1, order: {metric: gap, ascending: [MP, B], at: [0, 10], strict: yes}}\n").empty());
+}
+
 TEST_CASE("check: every experiment folder's claims.yaml reads, with a ci profile") {
   int folders = 0;
   for (const auto& entry : fs::directory_iterator(DUALGAP_TEST_SOURCE_DIR "/experiments")) {

@@ -1,11 +1,13 @@
 // Reading claims.yaml: every key is checked, and a mistake names the file, the line and what
 // was expected (a claim that silently reads nothing would "hold" vacuously).
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/util.hpp"
 #include "check/claims.hpp"
 
 using nlohmann::json;
@@ -14,21 +16,38 @@ namespace dualgap::check {
 
 namespace {
 
+// What a number of a claim may be: every number is finite (a NaN bound would make every
+// comparison false, an infinite one every comparison true), some also have a sign.
+enum class Range { any, non_negative, positive };
+
+// The typed-field reader: every field of a claims file is read through one of these, and a
+// mismatch names the file, the line and what was expected.
 struct ClaimsReader {
   std::string path;
 
-  [[noreturn]] void fail(const YAML::Node& node, const std::string& what) const {
-    const int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-    throw std::runtime_error(fmt::format("{}:{}: {}", path, line, what));
-  }
   std::string where(const YAML::Node& node) const {
-    return fmt::format("{}:{}", path, node.Mark().line >= 0 ? node.Mark().line + 1 : 0);
+    const int line = node.IsDefined() ? node.Mark().line : -1;
+    return line >= 0 ? fmt::format("{}:{}", path, line + 1) : path;
+  }
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& what) const {
+    throw std::runtime_error(fmt::format("{}: {}", where(node), what));
+  }
+  /// The scalar text of a value, for messages.
+  static std::string shown(const YAML::Node& node) {
+    if (node.IsScalar()) return "'" + printable(node.Scalar()) + "'";
+    if (node.IsNull()) return "nothing";
+    return node.IsSequence() ? "a list" : "a mapping";
+  }
+
+  std::string key(const YAML::Node& k, const std::string& what) const {
+    if (!k.IsScalar()) fail(k, what + ": expected a key name, found " + shown(k));
+    return k.Scalar();
   }
 
   void only_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& what) const {
-    if (!map.IsMap()) fail(map, what + ": expected a mapping");
+    if (!map.IsMap()) fail(map, what + ": expected a mapping, found " + shown(map));
     for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
+      const std::string k = key(kv.first, what);
       if (!allowed.count(k)) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -38,26 +57,40 @@ struct ClaimsReader {
   }
 
   std::string str(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar()) fail(node, what + ": expected a string");
-    return node.as<std::string>();
+    if (!node.IsScalar()) fail(node, what + ": expected a string, found " + shown(node));
+    return node.Scalar();
   }
 
-  double number(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar()) fail(node, what + ": expected a number");
+  double number(const YAML::Node& node, const std::string& what, Range range = Range::any) const {
+    const char* expected = range == Range::positive       ? "a finite number > 0"
+                           : range == Range::non_negative ? "a finite number >= 0"
+                                                          : "a finite number";
+    if (!node.IsScalar()) fail(node, fmt::format("{}: expected {}, found {}", what, expected, shown(node)));
+    double v = 0;
     try {
-      return node.as<double>();
+      v = node.as<double>();
     } catch (const YAML::Exception&) {
-      fail(node, what + ": expected a number, got '" + node.as<std::string>() + "'");
+      fail(node, fmt::format("{}: expected {}, found {}", what, expected, shown(node)));
     }
+    if (!std::isfinite(v) || (range == Range::positive && !(v > 0)) || (range == Range::non_negative && !(v >= 0)))
+      fail(node, fmt::format("{}: expected {}, found {}", what, expected, shown(node)));
+    return v;
   }
 
-  json scalar_json(const YAML::Node& node) const {
-    if (!node.IsScalar()) fail(node, "where: expected a scalar value");
-    const std::string s = node.as<std::string>();
+  bool flag(const YAML::Node& node, const std::string& what) const {
+    bool v = false;
+    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v))
+      fail(node, what + ": expected true or false, found " + shown(node));
+    return v;
+  }
+
+  json scalar_json(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsScalar()) fail(node, what + ": expected a scalar value, found " + shown(node));
+    const std::string s = node.Scalar();
     try {
       std::size_t used = 0;
       double v = std::stod(s, &used);
-      if (used == s.size()) return v;
+      if (used == s.size() && std::isfinite(v)) return v;
     } catch (const std::exception&) {
     }
     return s;
@@ -66,16 +99,20 @@ struct ClaimsReader {
   Side side(const YAML::Node& node, const std::string& what) const {
     Side s;
     if (node.IsScalar()) {
-      s.solver = node.as<std::string>();
+      s.solver = node.Scalar();
       return s;
     }
+    if (!node.IsMap()) fail(node, what + ": expected a series label or {solver, experiment, where}, found " + shown(node));
     only_keys(node, {"solver", "experiment", "where"}, what);
     if (!node["solver"]) fail(node, what + ": 'solver' is required");
     s.solver = str(node["solver"], what + ".solver");
     if (node["experiment"]) s.experiment = str(node["experiment"], what + ".experiment");
-    if (node["where"]) {
-      if (!node["where"].IsMap()) fail(node["where"], what + ".where: expected a mapping of dotted keys");
-      for (const auto& kv : node["where"]) s.where[kv.first.as<std::string>()] = scalar_json(kv.second);
+    if (const YAML::Node w = node["where"]) {
+      if (!w.IsMap()) fail(w, what + ".where: expected a mapping of dotted keys, found " + shown(w));
+      for (const auto& kv : w) {
+        const std::string k = key(kv.first, what + ".where");
+        s.where[k] = scalar_json(kv.second, what + ".where." + k);
+      }
     }
     return s;
   }
@@ -91,12 +128,13 @@ struct ClaimsReader {
     return out;
   }
 
-  std::vector<double> numbers(const YAML::Node& node, const std::string& what) const {
+  std::vector<double> numbers(const YAML::Node& node, const std::string& what, Range range) const {
     std::vector<double> out;
     if (node.IsSequence())
-      for (const auto& n : node) out.push_back(number(n, what));
+      for (const auto& n : node) out.push_back(number(n, what, range));
     else
-      out.push_back(number(node, what));
+      out.push_back(number(node, what, range));
+    if (out.empty()) fail(node, what + ": empty list");
     return out;
   }
 
@@ -111,9 +149,15 @@ struct ClaimsReader {
       fail(body, what + ": exactly one of 'below' and 'above' is required");
   }
 
+  // `at`: values of the x axis `at_x` (passes, oracle calls, time: counts and times, never < 0).
+  void at(const YAML::Node& body, Claim& c, const std::string& what) const {
+    if (body["at_x"]) c.at_x = str(body["at_x"], what + ".at_x");
+    if (body["at"]) c.at = numbers(body["at"], what + ".at (values of " + c.at_x + ")", Range::non_negative);
+  }
+
   Claim claim(const YAML::Node& node, std::size_t index) const {
     const std::string ctx = fmt::format("claim {}", index + 1);
-    static const std::set<std::string> kinds = {"fewer", "faster", "lower_final", "order", "share", "final", "external"};
+    static const std::vector<std::string> kinds = {"fewer", "faster", "lower_final", "order", "share", "final", "external"};
     only_keys(node, {"id", "ref", "text", "paper", "scale", "fewer", "faster", "lower_final", "order", "share", "final",
                      "external"},
               ctx);
@@ -121,14 +165,14 @@ struct ClaimsReader {
     c.line = where(node);
     if (!node["id"]) fail(node, ctx + ": 'id' is required");
     c.id = str(node["id"], ctx + ".id");
-    const std::string what = "claim '" + c.id + "'";
+    const std::string what = "claim '" + printable(c.id) + "'";
     if (!node["ref"]) fail(node, what + ": 'ref' (the paper's figure or table) is required");
     c.ref = str(node["ref"], what + ".ref");
     if (node["text"]) c.text = str(node["text"], what + ".text");
     if (node["paper"]) c.paper = str(node["paper"], what + ".paper");
     if (node["scale"]) {
       const std::string s = str(node["scale"], what + ".scale");
-      if (s != "full" && s != "ci") fail(node["scale"], what + ".scale: expected 'full' or 'ci', got '" + s + "'");
+      if (s != "full" && s != "ci") fail(node["scale"], what + ".scale: expected 'full' or 'ci', found '" + printable(s) + "'");
       c.full_scale_only = s == "full";
     }
     YAML::Node body;
@@ -136,7 +180,7 @@ struct ClaimsReader {
       if (node[k]) {
         if (!c.kind.empty()) fail(node[k], what + ": one claim has one kind; found '" + c.kind + "' and '" + k + "'");
         c.kind = k;
-        body = node[k];
+        body.reset(node[k]);
       }
     if (c.kind.empty()) fail(node, what + ": no kind (one of fewer, faster, lower_final, order, share, final, external)");
     const std::string w = what + " (" + c.kind + ")";
@@ -150,28 +194,26 @@ struct ClaimsReader {
       if (c.a.size() != 1 || c.b.size() != 1) fail(body, w + ": a and b name one series each");
       c.x = body["x"] ? str(body["x"], w + ".x") : (c.kind == "fewer" ? "oracle_calls" : "time");
       const YAML::Node to = body["to"];
-      if (!to.IsMap() || to.size() != 1) fail(to, w + ".to: expected one {metric: level}, e.g. {gap: 1e-3}");
+      if (!to.IsMap() || to.size() != 1)
+        fail(to, w + ".to: expected one {metric: level}, e.g. {gap: 1e-3}, found " + shown(to));
       for (const auto& kv : to) {
-        c.to_metric = kv.first.as<std::string>();
-        if (kv.second.IsScalar() && kv.second.as<std::string>() == "b_final") c.to_b_final = true;
-        else c.to_value = number(kv.second, w + ".to." + c.to_metric);
+        c.to_metric = key(kv.first, w + ".to");
+        if (kv.second.IsScalar() && kv.second.Scalar() == "b_final") c.to_b_final = true;
+        else c.to_value = number(kv.second, w + ".to." + c.to_metric + " (a level, or b_final)");
       }
-      if (body["rel"]) c.rel = number(body["rel"], w + ".rel");
-      if (body["by"]) c.by = number(body["by"], w + ".by");
-      if (!(c.by > 0)) fail(body["by"], w + ".by: expected a positive ratio");
+      if (body["rel"]) c.rel = number(body["rel"], w + ".rel", Range::non_negative);
+      if (body["by"]) c.by = number(body["by"], w + ".by (a ratio)", Range::positive);
     } else if (c.kind == "lower_final") {
       only_keys(body, {"metric", "a", "b", "at", "at_x", "by"}, w);
       require(body, "metric", w);
       require(body, "a", w);
       require(body, "b", w);
-      if (body["by"]) c.by = number(body["by"], w + ".by");
-      if (!(c.by > 0)) fail(body["by"], w + ".by: expected a positive factor");
+      if (body["by"]) c.by = number(body["by"], w + ".by (a factor)", Range::positive);
       c.metric = str(body["metric"], w + ".metric");
       c.a = sides(body["a"], w + ".a");
       if (c.a.size() != 1) fail(body["a"], w + ".a: one series");
       c.b = sides(body["b"], w + ".b");
-      if (body["at"]) c.at = numbers(body["at"], w + ".at");
-      if (body["at_x"]) c.at_x = str(body["at_x"], w + ".at_x");
+      at(body, c, w);
     } else if (c.kind == "order") {
       only_keys(body, {"metric", "ascending", "at", "at_x", "strict"}, w);
       require(body, "metric", w);
@@ -179,9 +221,8 @@ struct ClaimsReader {
       c.metric = str(body["metric"], w + ".metric");
       c.a = sides(body["ascending"], w + ".ascending");
       if (c.a.size() < 2) fail(body["ascending"], w + ".ascending: at least two series");
-      if (body["at"]) c.at = numbers(body["at"], w + ".at");
-      if (body["at_x"]) c.at_x = str(body["at_x"], w + ".at_x");
-      if (body["strict"]) c.strict = body["strict"].as<bool>();
+      at(body, c, w);
+      if (body["strict"]) c.strict = flag(body["strict"], w + ".strict");
     } else if (c.kind == "share") {
       only_keys(body, {"a", "column", "of", "below", "above"}, w);
       require(body, "a", w);
@@ -199,10 +240,25 @@ struct ClaimsReader {
       c.metric = str(body["metric"], w + ".metric");
       bounds(body, c, w);
     } else {  // external
-      if (body.IsScalar()) c.note = body.as<std::string>();
-      else fail(body, w + ": expected a sentence saying where this claim is measured");
+      if (body.IsScalar()) c.note = body.Scalar();
+      else fail(body, w + ": expected a sentence saying where this claim is measured, found " + shown(body));
     }
     return c;
+  }
+
+  // `ci`: the small-scale profile tests/claims runs: [{file: EXPERIMENT.yaml, set: [KEY=VALUE, ...]}].
+  void ci(const YAML::Node& node) const {
+    if (!node.IsSequence()) fail(node, "ci: expected a list of {file, set}, found " + shown(node));
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string what = fmt::format("ci[{}]", i);
+      only_keys(node[i], {"file", "set"}, what);
+      if (!node[i]["file"]) fail(node[i], what + ": 'file' is required");
+      str(node[i]["file"], what + ".file");
+      if (const YAML::Node set = node[i]["set"]) {
+        if (!set.IsSequence()) fail(set, what + ".set: expected a list of KEY=VALUE, found " + shown(set));
+        for (const auto& s : set) str(s, what + ".set");
+      }
+    }
   }
 };
 
@@ -220,14 +276,20 @@ ClaimsFile read_claims(const std::string& path) {
   }
   ClaimsFile f;
   f.path = path;
+  if (root.IsNull())
+    throw std::runtime_error(path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
   r.only_keys(root, {"paper", "experiment", "ci", "claims"}, "claims file");
   if (root["paper"]) f.paper = r.str(root["paper"], "paper");
   if (root["experiment"]) f.experiment = r.str(root["experiment"], "experiment");
-  if (!root["claims"] || !root["claims"].IsSequence()) r.fail(root, "'claims' (a list) is required");
+  if (root["ci"]) r.ci(root["ci"]);
+  const YAML::Node claims = root["claims"];
+  if (!claims) throw std::runtime_error(path + ": no claims: 'claims' (a list of claims) is missing");
+  if (!claims.IsSequence()) r.fail(claims, "claims: expected a list of claims, found " + ClaimsReader::shown(claims));
+  if (claims.size() == 0) r.fail(claims, "no claims: the 'claims' list is empty");
   std::set<std::string> ids;
-  for (std::size_t i = 0; i < root["claims"].size(); ++i) {
-    Claim c = r.claim(root["claims"][i], i);
-    if (!ids.insert(c.id).second) r.fail(root["claims"][i], "claim id '" + c.id + "' is used twice");
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    Claim c = r.claim(claims[i], i);
+    if (!ids.insert(c.id).second) r.fail(claims[i], "claim id '" + printable(c.id) + "' is used twice");
     f.claims.push_back(std::move(c));
   }
   return f;
