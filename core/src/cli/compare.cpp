@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "base/output_option.hpp"
 #include "check/claims.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
@@ -27,7 +28,12 @@ std::vector<double> parse_list(const std::string& s) {
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
     std::size_t used = 0;
-    double v = std::stod(item, &used);
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::out_of_range&) {  // 1e400: not a number a double holds
+      throw std::invalid_argument(item);
+    }
     if (used != item.size()) throw std::invalid_argument(item);
     out.push_back(v);
   }
@@ -108,16 +114,16 @@ int compare_main(const std::vector<std::string>& args) {
       ("levels", po::value(&levels_s)->default_value("relative"),
        "eps levels: relative ((P - D_best)/|D_best|, where a certified bound exists) or absolute")
       ("eps", po::value(&eps_s)->default_value("1e-1,1e-2,1e-3,1e-4"), "epsilons of the time-to-reach tables")
-      ("json", po::value(&json_out)->implicit_value("-"), "write the computed tables as JSON (--json=FILE, or stdout)")
-      ("csv", po::value(&csv), "write every curve in long format (one row per run x checkpoint) to FILE")
-      ("html", po::value(&html), "write a self-contained interactive HTML report")
+      ("json", output_path(&json_out, "--json")->implicit_value("-"), "write the computed tables as JSON (--json=FILE, or stdout)")
+      ("csv", output_path(&csv, "--csv"), "write every curve in long format (one row per run x checkpoint) to FILE")
+      ("html", output_path(&html, "--html"), "write a self-contained interactive HTML report")
       ("claims", po::value(&claims_paths)->composing(),
        "claims file whose verdicts head the HTML report (repeatable; default: every experiments/*/claims.yaml "
        "that names an experiment of the runs, as dualgap check)")
       ("claims-scale", po::value(&claims_scale)->default_value("full"),
        "full, or ci: claims marked 'scale: full' are shown as such and not evaluated (as dualgap check --scale)")
       ("no-claims", "no claims section in the HTML report")
-      ("figure", po::value(&figure), "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile)")
+      ("figure", output_path(&figure, "--figure"), "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile)")
       ("metrics", po::value(&metrics_s), "figure metrics, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
                                          " rel_objective,test_error without a certified dual)")
       ("panels", po::value(&fig.panels)->default_value("metric"),
@@ -159,8 +165,14 @@ int compare_main(const std::vector<std::string>& args) {
     try {
       eps = parse_list(eps_s);
     } catch (const std::invalid_argument&) {
-      throw po::error("--eps must be a comma-separated list of numbers");
+      throw po::error("--eps must be a comma-separated list of numbers, not '" + eps_s + "'");
     }
+    // An epsilon is a level of suboptimality: a NaN or a level <= 0 is reached by no run (or,
+    // for NaN, compares false everywhere), which would read as every solver failing.
+    if (eps.empty()) throw po::error("--eps '" + eps_s + "': give at least one epsilon > 0");
+    for (double e : eps)
+      if (!std::isfinite(e) || !(e > 0))
+        throw po::error(fmt::format("--eps '{}': every epsilon must be a finite number > 0, not {}", eps_s, e));
     if (inputs.empty()) throw po::error("no results given (run.json files or directories)");
     if (!(oracle_cost > 0) || !std::isfinite(oracle_cost)) throw po::error("--oracle-cost must be > 0");
     if (grid_points < 2 || grid_points > 100000) throw po::error("--grid-points must be in 2..100000");

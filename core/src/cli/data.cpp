@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/output_option.hpp"
 #include "data/fetch/registry.hpp"
 
 namespace dualgap::datafetch {
@@ -78,14 +79,16 @@ int data_main(const std::vector<std::string>& args) {
   FetchOptions opt;
   std::vector<std::string> names;
   for (std::size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--to") {
-      if (i + 1 >= args.size()) {
+    if (args[i] == "--to" || args[i].rfind("--to=", 0) == 0) {
+      if (args[i] == "--to" && i + 1 >= args.size()) {
         std::cerr << "dualgap data fetch: --to needs a folder\n";
         return 2;
       }
-      opt.to = args[++i];
-    } else if (args[i].rfind("--to=", 0) == 0) {
-      opt.to = args[i].substr(5);
+      opt.to = args[i] == "--to" ? args[++i] : args[i].substr(5);
+      if (opt.to.empty()) {  // not the current folder, nor DUALGAP_DATA: refused
+        std::cerr << "dualgap data fetch: " << empty_output_message("--to") << "\n";
+        return 2;
+      }
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << "dualgap data fetch: unknown option '" << args[i] << "'\n" << kUsage;
       return 2;

@@ -26,6 +26,7 @@
 #include "scaffold/new_plugin.hpp"
 #include "experiment/selection.hpp"
 #include "run/status.hpp"
+#include "base/output_option.hpp"
 #include "base/util.hpp"
 
 namespace po = boost::program_options;
@@ -200,7 +201,7 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
         "no-data", "do not load the data sets (by default each is loaded once)");
   if (!validate_only)
     desc.add_options()("jobs,j", po::value<int>(&ra.jobs)->default_value(1), "runs at once (child processes)")(
-        "out,o", po::value<std::string>(&ra.out)->default_value("results"), "results folder")(
+        "out,o", output_path(&ra.out, "--out")->default_value("results"), "results folder")(
         "force", "rerun runs that finished before with the same config hash")(
         "deadline", po::value<double>(&ra.deadline), "hard wall-clock limit per run in seconds (watchdog)")(
         "no-report", "do not write the HTML report")(

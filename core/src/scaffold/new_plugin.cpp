@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/output_option.hpp"
 #include "dualgap/plugin.hpp"
 
 namespace dualgap::scaffold {
@@ -141,7 +142,7 @@ int new_plugin_main(const std::vector<std::string>& args) {
   bool force = false, help = false;
   po::options_description opts("options");
   opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "dir", po::value<std::string>(&dir), "output folder (default ./NAME)")(
+      "dir", output_path(&dir, "--dir"), "output folder (default ./NAME)")(
       "force", po::bool_switch(&force), "overwrite existing files");
   po::options_description hidden;
   hidden.add_options()("kind", po::value<std::string>(&kind))("name", po::value<std::string>(&name));
