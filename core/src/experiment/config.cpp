@@ -529,6 +529,20 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
         for (auto& [k, v] : own_point.items())
           id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
         id += "__r" + std::to_string(r);
+        if (!checks::path_component_problem(id).empty()) {
+          // named at the longest part of the id: the solver's name or one swept value
+          std::string loc = doc.locate(ptr + "/name"), from = "the solver name";
+          std::size_t longest = sanitize(sname).size();
+          for (auto& [k, v] : own_point.items()) {
+            const std::size_t n = sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace))).size();
+            if (n > longest) {
+              longest = n;
+              loc = doc.locate("/sweep/" + escape_pointer(k));
+              from = "the value of sweep." + k;
+            }
+          }
+          checks::check_run_id(id, from, loc);
+        }
         run.run_id = id;
         Hash64 g;
         g.add(common);

@@ -48,19 +48,32 @@ int repeats_value(const json& v, const std::string& loc) {
                                 v.dump(-1, ' ', false, json::error_handler_t::replace)));
 }
 
+std::string path_component_problem(const std::string& s) {
+  if (s.empty()) return "is empty";
+  if (s == "." || s == "..") return "is not a folder name";
+  if (s.find('/') != std::string::npos || s.find('\\') != std::string::npos) return "contains a path separator";
+  if (!valid_utf8(s)) return "is not valid UTF-8";
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return "contains a control character";
+  if (s.size() > kMaxPathComponent) return fmt::format("is {} bytes long, more than a file name can have ({})", s.size(), kMaxPathComponent);
+  return "";
+}
+
 void check_experiment_name(const std::string& name, const std::string& loc) {
-  auto bad = [&](const std::string& why) {
+  std::string why = path_component_problem(name);
+  if (why.empty() && name.size() > 200) why = "is longer than 200 bytes";
+  if (!why.empty())
     throw ConfigError(fmt::format("{}: name '{}' {}: the name is the results folder under --out, so it must be one "
                                   "folder name (e.g. usps-bcfw)",
-                                  loc, printable(name), why));
-  };
-  if (name.empty()) bad("is empty");
-  if (name == "." || name == "..") bad("is not a folder name");
-  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos) bad("contains a path separator");
-  if (!valid_utf8(name)) bad("is not valid UTF-8");
-  for (unsigned char c : name)
-    if (c < 0x20 || c == 0x7f) bad("contains a control character");
-  if (name.size() > 200) bad("is longer than 200 bytes");
+                                  loc, printable(name.size() > 300 ? name.substr(0, 300) + "..." : name), why));
+}
+
+void check_run_id(const std::string& id, const std::string& built_from, const std::string& loc) {
+  const std::string why = path_component_problem(id);
+  if (!why.empty())
+    throw ConfigError(fmt::format("{}: the run id '{}' built from {} {}: a run id is the run's folder under "
+                                  "<out>/<experiment>/, so it must be one folder name (shorten it)",
+                                  loc, printable(id.size() > 80 ? id.substr(0, 80) + "..." : id), built_from, why));
 }
 
 void check_sweep_key(const std::string& key, const std::string& loc) {

@@ -24,9 +24,20 @@ std::uint64_t seed_value(const json& v, const std::string& loc);
 int repeats_value(const json& v, const std::string& loc);
 inline constexpr int kMaxRepeats = 1000000;
 
-/// The experiment name becomes a folder under --out: one non-empty path component of valid UTF-8
-/// without control characters, not "." or "..".
+/// The longest file or folder name (NAME_MAX of Linux file systems, in bytes).
+inline constexpr std::size_t kMaxPathComponent = 255;
+
+/// Why `s` cannot be one portable path component (a file or folder name dualgap creates): empty,
+/// "." or "..", a '/' or '\\', invalid UTF-8, a control character, more than kMaxPathComponent
+/// bytes. "" when it can. The one check of every name that becomes a path.
+std::string path_component_problem(const std::string& s);
+
+/// The experiment name becomes a folder under --out: one path component (at most 200 bytes).
 void check_experiment_name(const std::string& name, const std::string& loc);
+
+/// A run id (built from a solver name and its sweep values) becomes the run's folder: one path
+/// component. `built_from` says what it was built from, `loc` where that is.
+void check_run_id(const std::string& id, const std::string& built_from, const std::string& loc);
 
 /// A sweep may vary what a run computes (data, features, oracle, problem, solvers, stop, record),
 /// not the keys that name or seed runs (name, seed, repeats, sweep) nor unknown keys.
