@@ -113,7 +113,7 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[1]) as f:
+    with open(argv[1], encoding="utf-8") as f:
         spec = json.load(f)
     out = argv[2]
     look = dict(STYLES.get(spec.get("style") or "paper", STYLES["paper"]))
@@ -122,6 +122,10 @@ def main(argv):
     matplotlib.rcParams.update({
         # TrueType (Type 42) fonts in PDF/PS: IEEE and ACM reject Type 3; text stays text in SVG.
         "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none",
+        # Every text of the figure (solver and problem labels, titles, notes) comes from the
+        # results as plain text: a label with two '$' must show as written, not be parsed as
+        # mathtext (a solver named $\foo$ would abort the figure with a parse error).
+        "text.parse_math": False,
         "font.size": font, "axes.labelsize": font, "axes.titlesize": font,
         "xtick.labelsize": font * 0.9, "ytick.labelsize": font * 0.9, "legend.fontsize": font * 0.9,
         "axes.spines.top": False, "axes.spines.right": False,

@@ -162,6 +162,56 @@ TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   if (std::getenv("CI")) CHECK_NOTHROW(load_uplot(uplot_search_dirs()));
 }
 
+TEST_CASE("hostile names stay text: inline JSON without '<', '>', '&', U+2028; figures without mathtext") {
+  TempDir tmp;
+  const std::vector<std::string> names = {"<!--<script>", "</script><b>bold", "a&amp;b \u2028 c \u2029", "$\\foo$"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    SyntheticRun s;
+    s.experiment = "<!--<script>exp";
+    s.solver = names[i];
+    s.run_id = "r" + std::to_string(i);
+    s.seed = static_cast<int>(i);
+    write_run(tmp.path / "results", dualgap::compare::testing::synthetic_run_json(s));
+  }
+  const std::string dir = (tmp.path / "results").string();
+  const fs::path html = tmp.path / "report.html";
+  REQUIRE(compare_main({dir, "--html", html.string(), "--title", "<!--<script> & co"}) == 0);
+  const std::string page = read_file(html);
+  const std::string open = "<script type=\"application/json\" id=\"dualgap-data\">";
+  const auto a = page.find(open);
+  REQUIRE(a != std::string::npos);
+  const auto b = page.find("</script>", a);
+  REQUIRE(b != std::string::npos);
+  const std::string payload = page.substr(a + open.size(), b - a - open.size());
+  // nothing in the element the HTML parser could take for markup, and the JSON reads back whole
+  CHECK(payload.find('<') == std::string::npos);
+  CHECK(payload.find('>') == std::string::npos);
+  CHECK(payload.find('&') == std::string::npos);
+  CHECK(payload.find("\u2028") == std::string::npos);
+  CHECK(payload.find("\u2029") == std::string::npos);
+  const auto data = nlohmann::json::parse(payload);
+  const std::string round = data.dump();
+  for (const auto& n : names) CHECK(round.find(nlohmann::json(n).dump()) != std::string::npos);
+  // the page's own scripts follow the data, and it ends
+  CHECK(page.find("<script>", b) != std::string::npos);
+  CHECK(page.find("</body></html>") != std::string::npos);
+  // in the HTML around the scripts every name is escaped text
+  const std::string html_part = page.substr(0, a);
+  CHECK(html_part.find("<!--") == std::string::npos);
+  CHECK(html_part.find("<b>bold") == std::string::npos);
+  CHECK(html_part.find("&lt;!--&lt;script&gt;") != std::string::npos);
+  CHECK(html_part.find("a&amp;amp;b") != std::string::npos);
+
+  // a label with two '$' is drawn as written, not parsed as mathtext
+  if (!require_tool(kPython, "matplotlib figures")) return;
+  const fs::path png = tmp.path / "fig.png";
+  CHECK(compare_main({dir, "--figure", png.string(), "--title", "$\\bar{$ x"}) == 0);
+  CHECK(fs::exists(png));
+  const fs::path svg = tmp.path / "fig.svg";
+  REQUIRE(compare_main({dir, "--figure", svg.string()}) == 0);
+  CHECK(read_file(svg).find("$\\foo$") != std::string::npos);  // SVG keeps text as text
+}
+
 TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values, no network request") {
   if (!require_tool(kChromium, "the HTML report in a browser")) return;
   TempDir tmp;

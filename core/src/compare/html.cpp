@@ -37,6 +37,30 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+// JSON to embed in a <script> element. The HTML parser ends the element at "</script" and, after
+// "<!--" and "<script", no longer at "</script" (a solver named "<!--<script>" would swallow the
+// rest of the page): every '<', '>' and '&' is written as \u003c, \u003e, \u0026, which in JSON
+// can occur only inside strings, where the escape is the same text. U+2028 and U+2029 are line
+// terminators to older JavaScript parsers: \u2028, \u2029. The one writer of inline JSON.
+std::string script_json(const json& value) {
+  const std::string raw = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(raw.size() + raw.size() / 16);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < raw.size() && raw[i + 1] == '\x80' && (raw[i + 2] == '\xA8' || raw[i + 2] == '\xA9')) {
+      out += raw[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // 4 significant digits are plenty for a plot and keep the file small.
 json rounded(const std::vector<double>& v) {
   json a = json::array();
@@ -437,9 +461,7 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
     if (y == y0 || first_tables.is_null()) first_tables = std::move(t);
   }
 
-  std::string payload = data.dump();
-  // "</" would end the <script> element early; "\/" is the same string in JSON.
-  for (std::size_t pos = 0; (pos = payload.find("</", pos)) != std::string::npos; pos += 3) payload.replace(pos, 2, "<\\/");
+  const std::string payload = script_json(data);
 
   std::string h;
   h.reserve(payload.size() + uplot.js.size() + 256 * 1024);
