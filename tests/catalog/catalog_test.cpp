@@ -8,6 +8,7 @@
 // {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
 // shadowing copy of a plugin, a copy of data/runs). Leading NAME=VALUE words are environment
 // variables.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -95,6 +96,19 @@ void generate(const fs::path& gen) {
   fs::copy(kCatalog / "data" / "runs", gen / "runs", fs::copy_options::recursive);
   fs::create_directories(gen / "notelf");
   std::ofstream(gen / "notelf" / "dualgap_text.so") << "this is not a shared library\n";
+  // YAML the bounded reader refuses by its size alone: a flat list past the node budget, a file
+  // past the byte limit (sparse), and a FIFO (which would block a reader that opens it).
+  {
+    std::ofstream y(gen / "long_list.yaml");
+    y << "name: long\ndescription: [";
+    for (int i = 0; i < 100001; ++i) y << (i ? ",1" : "1");
+    y << "]\n";
+  }
+  {
+    std::ofstream(gen / "huge.yaml") << "name: huge\n";
+    fs::resize_file(gen / "huge.yaml", (std::uintmax_t{17} << 20));
+  }
+  REQUIRE(mkfifo((gen / "fifo.yaml").c_str(), 0600) == 0);
 }
 
 Outcome run(const Case& c, const fs::path& gen, const fs::path& tmp) {

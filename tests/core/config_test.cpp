@@ -1,4 +1,7 @@
 // Experiment files: error messages with file:line:column, sweep expansion, --set, seeds.
+#include <sys/stat.h>
+
+#include <chrono>
 #include <set>
 
 #include "cli_support.hpp"
@@ -181,4 +184,68 @@ TEST_CASE("a missing data file is reported at validation, naming the file and DU
   CHECK(msg.rfind("exp.yaml:2:24: data (plugin libsvm): parameter 'train': file not found: "
                   "/nonexistent/dualgap/sector.scale.bz2 (DUALGAP_DATA is ", 0) == 0);
   CHECK(msg.find("shared/data/README.md") != std::string::npos);
+}
+
+TEST_CASE("YAML is measured before it is built: an alias bomb, a deep chain, a cycle, a FIFO") {
+  // Nine levels of ten aliases: 10^9 nodes once expanded, refused at the alias that crosses the
+  // budget, before any node is built.
+  std::string bomb = "name: t\ndescription:\n  a0: &a0 [x,x,x,x,x,x,x,x,x,x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ",*a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = error_of(bomb + (kGood + 8));  // kGood without its name line
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+  CHECK(msg.rfind("exp.yaml:7:", 0) == 0);
+  CHECK(msg.find("*a3 stands for 11111 nodes, which takes the document past 20000 nodes") != std::string::npos);
+  // The same through --set.
+  CHECK(error_of(kGood, {"description=[&a [1,1,1,1,1,1,1,1,1,1], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], "
+                         "&c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], "
+                         "&e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]]"})
+            .find("*d stands for 11111 nodes") != std::string::npos);
+  // An alias used ten times for a small node is fine (the count is what is built, not a ban).
+  CHECK(error_of(std::string("name: t\ndescription: {a: &a [1, 2], b: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]}\n") +
+                 (kGood + 8)) == "");
+  std::string chain = "name: t\ndescription:\n  c0: &c0 [x]\n";
+  for (int i = 1; i < 120; ++i)
+    chain += "  c" + std::to_string(i) + ": &c" + std::to_string(i) + " [*c" + std::to_string(i - 1) + "]\n";
+  CHECK(error_of(chain + (kGood + 8)).find("nests the document more than 100 levels deep once aliases are expanded") !=
+        std::string::npos);
+  CHECK(error_of(std::string("name: t\ndescription: &d [1, *d]\n") + (kGood + 8))
+            .find("exp.yaml:2:") != std::string::npos);
+  TempDir dir;
+  const auto fifo = dir.path / "fifo.yaml";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  try {
+    expand_experiment(fifo.string(), {}, plugins());
+    CHECK(false);
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("fifo.yaml: not a regular file") != std::string::npos);
+  }
+}
+
+TEST_CASE("the runs of a sweep are counted before they are expanded; more than the limit needs allow_large") {
+  std::string yaml = kGood;  // 2 solvers, repeats 2
+  yaml.replace(yaml.find("repeats:  2"), 11, "repeats:  30000");
+  // 2 solvers x 30000 repeats = 60000 runs: under the limit (not expanded here: counted only).
+  std::string over = yaml + "sweep: {stop.max_passes: [1, 2]}\n";  // 120000 runs
+  const std::string msg = error_of(over);
+  CHECK(msg.find("exp.yaml: the experiment expands to 120000 runs, more than the 100000") != std::string::npos);
+  CHECK(msg.find("the factors: 2 solvers x repeats 30000 (") != std::string::npos);
+  CHECK(msg.find(":9:11) x sweep.stop.max_passes 2 values (") != std::string::npos);
+  CHECK(msg.find("--allow-large") != std::string::npos);
+  // A sweep of one solver's parameter multiplies that solver's runs only: 30000 x 3 + 30000.
+  std::string own = yaml + "sweep: {solvers.B.params.averaging: [true, false, true]}\n";
+  CHECK(error_of(own).find("expands to 120000 runs") != std::string::npos);
+  // Far past 2^64 in the product (300^8): still a count, not an overflow.
+  std::string lists;
+  for (int k = 0; k < 8; ++k) {
+    lists += k ? ", " : "";
+    lists += "problem.p" + std::to_string(k) + ": [";
+    for (int v = 0; v < 300; ++v) lists += (v ? ",1" : "1");
+    lists += "]";
+  }
+  CHECK(error_of(kGood + std::string("sweep: {") + lists + "}\n").find("expands to more than 2^62 runs") != std::string::npos);
 }

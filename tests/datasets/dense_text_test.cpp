@@ -99,3 +99,61 @@ TEST_CASE("dense_text: the test file must have the train file's columns") {
   auto msg = error_of([&] { load("dense_text", {{"train", tr}, {"test", te}}); });
   CHECK(msg.find("te.txt:1: expected 2 features, found 3") != std::string::npos);
 }
+
+TEST_CASE("dense_text header: auto: a first line of numbers with one bad value is data, reported at line 1") {
+  test::TempDir dir;
+  auto err = [&](const std::string& name, const std::string& text, json extra = json::object()) {
+    json p = {{"train", write_file(dir, name, text)}};
+    p.update(extra);
+    return error_of([&] { load("dense_text", p); });
+  };
+  const std::string rest = "2,1,2,3\n1,2,0,1\n2,0,1,1\n";
+  // The same bad row gives the same message on line 1 as on line 2.
+  for (const auto& [row, message] : std::vector<std::pair<std::string, std::string>>{
+           {"1,nan,2,3", "non-finite value 'nan' in column 1"},
+           {"1,,2,3", "empty value in column 1 (missing values are not supported)"},
+           {"1,0.5,O.3,2", "non-numeric value 'O.3' in column 2"},
+           {"1,inf,2,3", "non-finite value 'inf' in column 1"},
+           {"1,1e400,2,3", "out-of-range value '1e400'"},
+           {"1,2,3", "expected 3 features, found 2"},
+           {"1,2,3,4,5", "expected 3 features, found 4"},
+           {"1,2,3,4,", "expected 3 features, found 4 (4 columns with the label, found 5) (the line ends with a separator)"}}) {
+    CHECK_MESSAGE(err("first.csv", row + "\n" + rest).find("first.csv:1: " + message) != std::string::npos, row);
+    CHECK_MESSAGE(err("second.csv", "2,1,2,3\n" + row + "\n" + rest).find("second.csv:2: " + message) != std::string::npos, row);
+  }
+  // String labels (iris): the first line is data when most of its features are numbers.
+  CHECK(err("iris.csv", "5.1,3.5,x,0.2,a\n1,2,3,4,b\n1,2,3,4,a\n", {{"label_column", "last"}})
+            .find("iris.csv:1: non-numeric value 'x' in column 2") != std::string::npos);
+  // Every line ending in a separator: the empty last column is named as such.
+  CHECK(err("trail.csv", "1,2,3,\n2,3,4,\n").find("trail.csv:1: empty value in column 3 (the line ends with a separator)") !=
+        std::string::npos);
+  // A test file follows the same rule.
+  auto tr = write_file(dir, "tr.txt", "1 1 2\n2 3 4\n");
+  auto te = write_file(dir, "te.txt", "1 nan 2\n2 3 4\n");
+  CHECK(error_of([&] { load("dense_text", {{"train", tr}, {"test", te}}); }).find("te.txt:1: non-finite value 'nan'") !=
+        std::string::npos);
+}
+
+TEST_CASE("dense_text header: auto: words, or a word label above numeric labels, make a header") {
+  test::TempDir dir;
+  auto words = write_file(dir, "w.csv", "label,x1,x2\n1,1,2\n2,3,4\n");
+  Data a = load("dense_text", {{"train", words}});
+  CHECK(a.train.num_examples() == 2);
+  CHECK(source_of(a)["header"] == true);
+  // Column names that are numbers: the label 'y' above numeric labels marks the header.
+  auto numbered = write_file(dir, "n.csv", "y,1,2\n1,1,2\n2,3,4\n");
+  Data b = load("dense_text", {{"train", numbered}});
+  CHECK(b.train.num_examples() == 2);
+  CHECK(source_of(b)["label_map"] == json::array({"1", "2"}));
+  // A first line that is data stays data: 3 examples, 3 classes.
+  auto data = write_file(dir, "d.csv", "3,1,2\n1,1,2\n2,3,4\n");
+  Data c = load("dense_text", {{"train", data}});
+  CHECK(c.train.num_examples() == 3);
+  CHECK(c.train.num_classes == 3);
+  CHECK(source_of(c)["header"] == false);
+  // A UTF-8 byte order mark is not part of the first label.
+  auto bom = write_file(dir, "b.csv", "\xEF\xBB\xBF" "1,1,2\n2,3,4\n");
+  Data e = load("dense_text", {{"train", bom}});
+  CHECK(e.train.num_examples() == 2);
+  CHECK(source_of(e)["label_map"] == json::array({"1", "2"}));
+}

@@ -91,7 +91,10 @@ TEST_CASE("libsvm: parse errors name file and line") {
   CHECK(err("e2.txt", "1 1:1\n\n1 2:x\n").find("e2.txt:3: non-numeric value 'x' for feature 2") != std::string::npos);
   CHECK(err("e3.txt", "1:2 3:4\n").find("e3.txt:1: label missing") != std::string::npos);
   CHECK(err("e4.txt", "1 1:1\n2 3\n").find("e4.txt:2: expected index:value, found '3'") != std::string::npos);
-  CHECK(err("e5.txt", "1 1:nan\n").find("e5.txt:1: non-numeric value 'nan'") != std::string::npos);
+  CHECK(err("e5.txt", "1 1:nan\n").find("e5.txt:1: non-finite value 'nan' for feature 1") != std::string::npos);
+  CHECK(err("e9.txt", "1 1:1\n2 2:1e400\n").find("e9.txt:2: out-of-range value '1e400' (beyond 1.8e308 in magnitude) for feature 2") !=
+        std::string::npos);
+  CHECK(err("e10.txt", "1 1:1\n2 2:\n").find("e10.txt:2: empty value for feature 2") != std::string::npos);
   CHECK(err("e6.txt", "1,2 1:1\n").find("e6.txt:1: multi-label") != std::string::npos);
   CHECK(err("e7.txt", "# only a comment\n").find("e7.txt: no examples") != std::string::npos);
   CHECK(err("e8.txt", "1 -3:1\n").find("e8.txt:1: invalid feature index '-3'") != std::string::npos);
@@ -131,4 +134,15 @@ TEST_CASE("libsvm: dense storage, shared label map with the test file, num_featu
   CHECK(wide.train.num_features() == 10);
   auto msg = error_of([&] { load("libsvm", {{"train", tr}, {"test", te}, {"num_features", 2}}); });
   CHECK(msg.find("te.txt:1: feature index 3 exceeds num_features = 2") != std::string::npos);
+}
+
+TEST_CASE("libsvm: a UTF-8 byte order mark is not part of the first label; 1e-400 reads as 0") {
+  test::TempDir dir;
+  auto p = write_file(dir, "bom.txt", "\xEF\xBB\xBF" "1 1:0.5 2:1e-400\n2 1:1\n1 2:-1e-999\n");
+  Data d = load("libsvm", {{"train", p}});
+  CHECK(d.train.num_classes == 2);
+  CHECK(d.train.y == std::vector<int>{0, 1, 0});
+  CHECK(source_of(d)["label_map"] == json::array({"1", "2"}));
+  CHECK(d.train.X.to_dense()(0, 1) == 0.0);
+  CHECK(d.train.X.to_dense()(0, 0) == 0.5);
 }

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "base/hash.hpp"
+#include <cmath>
+
 #include "helpers.hpp"
 
 using namespace dstest;
@@ -285,6 +287,56 @@ TEST_CASE("quote_token cuts between UTF-8 characters and shows non-UTF-8 bytes a
   CHECK(!valid_utf8("\xED\xA0\x80"));      // surrogate
   CHECK(!valid_utf8("\xF4\x90\x80\x80"));  // beyond U+10FFFF
   CHECK(valid_utf8("\xF0\x9F\x98\x80"));   // U+1F600
+}
+
+TEST_CASE("read_double: one number reader; number_problem words what it refused") {
+  using dualgap::NumberStatus;
+  double v = 42;
+  CHECK(dualgap::read_double("+1.5", v) == NumberStatus::ok);
+  CHECK(v == 1.5);
+  // Below the smallest double: 0 with its sign (what strtod rounds it to), not "non-numeric".
+  CHECK(dualgap::read_double("1e-400", v) == NumberStatus::ok);
+  CHECK(v == 0.0);
+  CHECK(dualgap::read_double("-1e-400", v) == NumberStatus::ok);
+  CHECK((v == 0.0 && std::signbit(v)));
+  CHECK(dualgap::read_double("0." + std::string(400, '0') + "1", v) == NumberStatus::ok);
+  CHECK(v == 0.0);
+  CHECK(dualgap::read_double("1e-310", v) == NumberStatus::ok);  // subnormal: kept
+  CHECK(v > 0.0);
+  CHECK(dualgap::read_double("100e-500", v) == NumberStatus::ok);
+  CHECK(dualgap::read_double("1e400", v) == NumberStatus::too_large);
+  CHECK(dualgap::read_double("-1e+400", v) == NumberStatus::too_large);
+  CHECK(dualgap::read_double("1" + std::string(400, '0'), v) == NumberStatus::too_large);
+  CHECK(dualgap::read_double("0.001e99999999999999999999", v) == NumberStatus::too_large);
+  CHECK(dualgap::read_double("nan", v) == NumberStatus::not_finite);
+  CHECK(dualgap::read_double("-Infinity", v) == NumberStatus::not_finite);
+  CHECK(dualgap::read_double("", v) == NumberStatus::empty);
+  for (const char* word : {"+", "abc", "1,5", "0x1", "1e", "--1", "1 "})
+    CHECK_MESSAGE(dualgap::read_double(word, v) == NumberStatus::not_a_number, word);
+  CHECK(dualgap::number_problem("abc", NumberStatus::not_a_number) == "non-numeric value 'abc'");
+  CHECK(dualgap::number_problem("nan", NumberStatus::not_finite) == "non-finite value 'nan'");
+  CHECK(dualgap::number_problem("1e400", NumberStatus::too_large) == "out-of-range value '1e400' (beyond 1.8e308 in magnitude)");
+  CHECK(dualgap::number_problem("", NumberStatus::empty) == "empty value");
+}
+
+TEST_CASE("LineScanner: a UTF-8 byte order mark is skipped, CR stripped, every line counted") {
+  dualgap::LineScanner lines("\xEF\xBB\xBF" "1 1:1\r\n\n# c\n2 2:1");
+  std::string_view line;
+  REQUIRE(lines.next(line));
+  CHECK(line == "1 1:1");
+  CHECK(lines.line_number() == 1);
+  REQUIRE(lines.next(line));
+  CHECK(line.empty());
+  REQUIRE(lines.next(line));
+  REQUIRE(lines.next(line));
+  CHECK(line == "2 2:1");
+  CHECK(lines.line_number() == 4);
+  CHECK(!lines.next(line));
+  // Only at the start: a BOM inside the text is data (and reported as such by the parser).
+  dualgap::LineScanner inner("a\n\xEF\xBB\xBF" "b\n");
+  REQUIRE(inner.next(line));
+  REQUIRE(inner.next(line));
+  CHECK(line == "\xEF\xBB\xBF" "b");
 }
 
 TEST_CASE("the core's data options apply to every dataset plugin, generators and structured ones included") {

@@ -1,6 +1,7 @@
 // `dualgap data list|fetch` without the internet: the files of $DUALGAP_DATA are served from a
 // Range-capable HTTP server on 127.0.0.1 (range_server.py) through DUALGAP_DATA_MIRROR.
-// Skipped locally when DUALGAP_DATA is unset; failures in CI.
+// Skipped locally when DUALGAP_DATA is unset; failures in CI. The hostile-server cases (endless,
+// dripping, lying about the size) use a registry of their own and always run.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +28,9 @@ struct Server {
   pid_t pid = -1;
   int port = 0;
   fs::path log;
-  Server(const fs::path& root, const fs::path& dir, const std::vector<std::string>& drops = {}) {
+  /// `extra`: more arguments of range_server.py (--endless PATH, --drip PATH:N, --claim PATH:BYTES).
+  Server(const fs::path& root, const fs::path& dir, const std::vector<std::string>& drops = {},
+         const std::vector<std::string>& extra = {}) {
     const fs::path portfile = dir / "port";
     log = dir / "requests.log";
     std::vector<std::string> args = {"/usr/bin/python3", DUALGAP_TEST_SOURCE_DIR "/tests/fetch/range_server.py",
@@ -36,6 +39,7 @@ struct Server {
       args.push_back("--drop");
       args.push_back(d);
     }
+    args.insert(args.end(), extra.begin(), extra.end());
     pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
@@ -74,6 +78,21 @@ bool make_mirror(const fs::path& mirror, const std::vector<std::string>& files) 
     fs::copy_file(src, mirror / f);
   }
   return true;
+}
+
+/// A registry of one data set `tiny` with one file `a.bin` (of `bytes` bytes when >= 0), for the
+/// tests of hostile servers: no real data needed.
+fs::path tiny_registry(const fs::path& dir, long long bytes) {
+  const fs::path reg = dir / "registry.yaml";
+  test::write_text(reg, "datasets:\n  - name: tiny\n    title: t\n    format: f\n    licence: l\n    paper: p\n"
+                        "    ours: o\n    source: s\n    files:\n      - {path: a.bin, " +
+                            (bytes >= 0 ? "bytes: " + std::to_string(bytes) + ", " : std::string()) +
+                            "sha256: " + std::string(64, '0') + ", urls: [http://127.0.0.1:9/a.bin]}\n");
+  return reg;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::string file_text(const fs::path& p) {
@@ -196,4 +215,123 @@ TEST_CASE("registry: the checksums are those of the data folder the experiments 
       const std::string p = test::real_data(d.name + "/" + f.path);
       CHECK_MESSAGE(datafetch::sha256_of_file(p) == f.sha256, d.name << "/" << f.path);
     }
+}
+
+// Hostile servers: each transfer ends within seconds, with the reason, and leaves no file that
+// is not the registry's.
+
+TEST_CASE("fetch: a server that sends without end is cut at the registry's size and the partial deleted") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  fs::create_directories(mirror / "tiny");
+  const fs::path reg = tiny_registry(dir.path, 1000);
+  Server server(mirror, dir.path, {}, {"--endless", "tiny/a.bin"});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli("data fetch tiny --to " + out.string(), server.env() + " DUALGAP_DATA_REGISTRY=" + reg.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(seconds_since(t0) < 20);
+  CHECK(r.output.find("a.bin: error: the server sent more than the 1000 bytes this file has") != std::string::npos);
+  CHECK(r.output.find("the partial download was deleted") != std::string::npos);
+  CHECK(!fs::exists(out / "tiny" / "a.bin.part"));
+  CHECK(!fs::exists(out / "tiny" / "a.bin"));
+}
+
+TEST_CASE("fetch: a file of unstated size is cut at --max-bytes") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  fs::create_directories(mirror / "tiny");
+  const fs::path reg = tiny_registry(dir.path, -1);
+  Server server(mirror, dir.path, {}, {"--endless", "tiny/a.bin"});
+  auto r = run_cli("data fetch tiny --max-bytes 5000 --to " + out.string(),
+                   server.env() + " DUALGAP_DATA_REGISTRY=" + reg.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(r.output.find("the server sent more than the 5000 bytes this file has") != std::string::npos);
+  CHECK(r.output.find("--max-bytes") != std::string::npos);
+  CHECK(!fs::exists(out / "tiny" / "a.bin.part"));
+}
+
+TEST_CASE("fetch: a Content-Length beyond the registry's size is refused before the body") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  test::write_text(mirror / "tiny" / "a.bin", std::string(2000, 'x'));
+  const fs::path reg = tiny_registry(dir.path, 100);
+  Server server(mirror, dir.path);
+  auto r = run_cli("data fetch tiny --to " + out.string(), server.env() + " DUALGAP_DATA_REGISTRY=" + reg.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(r.output.find("the server announced more than the 100 bytes this file has") != std::string::npos);
+  CHECK(!fs::exists(out / "tiny" / "a.bin.part"));
+}
+
+TEST_CASE("fetch: a server dripping 2 bytes/s ends at the low-speed limit, the part kept for a resume") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  fs::create_directories(mirror / "tiny");
+  const fs::path reg = tiny_registry(dir.path, 1 << 20);
+  Server server(mirror, dir.path, {}, {"--drip", "tiny/a.bin:2"});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli("data fetch tiny --low-speed-time 2 --to " + out.string(),
+                   server.env() + " DUALGAP_DATA_REGISTRY=" + reg.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(seconds_since(t0) < 20);
+  CHECK(r.output.find("too slow") != std::string::npos);
+  CHECK(r.output.find("--low-speed 1024 bytes/s for 2 s") != std::string::npos);
+}
+
+TEST_CASE("fetch: the total timeout ends a transfer that is fast enough but too long") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  fs::create_directories(mirror / "tiny");
+  const fs::path reg = tiny_registry(dir.path, 1 << 20);
+  // 4000 bytes/s is above the low-speed limit; the 1 MB body would take over four minutes.
+  Server server(mirror, dir.path, {}, {"--drip", "tiny/a.bin:4000"});
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli("data fetch tiny --timeout 3 --to " + out.string(),
+                   server.env() + " DUALGAP_DATA_REGISTRY=" + reg.string());
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(seconds_since(t0) < 20);
+  CHECK(r.output.find("timed out") != std::string::npos);
+  CHECK(r.output.find("--timeout 3 s per file") != std::string::npos);
+}
+
+TEST_CASE("fetch: progress is printed and flushed while a download runs") {
+  test::TempDir dir;
+  const fs::path mirror = dir.path / "mirror", out = dir.path / "out";
+  fs::create_directories(mirror / "tiny");
+  const fs::path reg = tiny_registry(dir.path, 1 << 20);
+  Server server(mirror, dir.path, {}, {"--drip", "tiny/a.bin:4000"});
+  // The CLI's stdout is a pipe (block-buffered unless flushed): a progress line must arrive
+  // while the process still runs.
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    setenv("DUALGAP_DATA_MIRROR", ("http://127.0.0.1:" + std::to_string(server.port)).c_str(), 1);
+    setenv("DUALGAP_DATA_REGISTRY", reg.c_str(), 1);
+    execl(DUALGAP_TEST_CLI, DUALGAP_TEST_CLI, "data", "fetch", "tiny", "--timeout", "8", "--to", out.c_str(), nullptr);
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string seen;
+  bool running_when_seen = false;
+  char buf[256];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) {
+    seen.append(buf, static_cast<std::size_t>(n));
+    if (seen.find("a.bin: ") != std::string::npos && seen.find(" kB of 1.0 MB") != std::string::npos) {
+      running_when_seen = waitpid(pid, nullptr, WNOHANG) == 0;
+      break;
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(fds[0]);
+  INFO(seen);
+  CHECK(running_when_seen);
 }

@@ -4,26 +4,34 @@
 Serves the files under ROOT with byte ranges (`Range: bytes=N-` and `N-M` answered 206), which
 Python's http.server does not do, writes the chosen port to PORTFILE and one line per request
 ("GET <path> <Range header or ->") to LOGFILE. `--drop PATH:BYTES` cuts the connection of the first
-request for PATH after BYTES bytes of the body, as an interrupted download would.
+request for PATH after BYTES bytes of the body, as an interrupted download would. Hostile
+servers: `--endless PATH` answers PATH with bytes that never end (no Content-Length), `--drip
+PATH:N` sends N bytes per second, `--claim PATH:BYTES` announces a Content-Length of BYTES.
 
-usage: range_server.py ROOT PORTFILE LOGFILE [--drop PATH:BYTES]...
+usage: range_server.py ROOT PORTFILE LOGFILE [--drop PATH:BYTES]... [--endless PATH]...
+                       [--drip PATH:N]... [--claim PATH:BYTES]...
 """
 import http.server
 import os
 import re
 import sys
 import threading
+import time
 
 
 def main():
     root, portfile, logfile = sys.argv[1:4]
-    drops = {}
+    drops, endless, drips, claims = {}, set(), {}, {}
     args = sys.argv[4:]
     while args:
-        if args[0] != "--drop" or len(args) < 2:
-            sys.exit("usage: range_server.py ROOT PORTFILE LOGFILE [--drop PATH:BYTES]...")
-        path, count = args[1].rsplit(":", 1)
-        drops["/" + path.lstrip("/")] = int(count)
+        if args[0] not in ("--drop", "--endless", "--drip", "--claim") or len(args) < 2:
+            sys.exit("usage: range_server.py ROOT PORTFILE LOGFILE [--drop PATH:BYTES]... [--endless PATH]... "
+                     "[--drip PATH:N]... [--claim PATH:BYTES]...")
+        if args[0] == "--endless":
+            endless.add("/" + args[1].lstrip("/"))
+        else:
+            path, count = args[1].rsplit(":", 1)
+            {"--drop": drops, "--drip": drips, "--claim": claims}[args[0]]["/" + path.lstrip("/")] = int(count)
         args = args[2:]
     lock = threading.Lock()
 
@@ -37,6 +45,26 @@ def main():
             rng = self.headers.get("Range")
             with lock, open(logfile, "a") as log:
                 log.write(f"GET {self.path} {rng or '-'}\n")
+            try:
+                if self.path in endless:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.end_headers()
+                    self.close_connection = True
+                    while True:  # until the client hangs up
+                        self.wfile.write(b"x" * 65536)
+                if self.path in drips:
+                    size = 1 << 20
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(size))
+                    self.end_headers()
+                    for _ in range(size):
+                        self.wfile.write(b"x" * drips[self.path])
+                        self.wfile.flush()
+                        time.sleep(1)
+                    return
+            except (BrokenPipeError, ConnectionResetError):
+                return
             full = os.path.realpath(os.path.join(root, self.path.lstrip("/")))
             if not full.startswith(os.path.realpath(root) + os.sep) or not os.path.isfile(full):
                 self.send_error(404)
@@ -58,7 +86,7 @@ def main():
             body = data[start:end + 1]
             self.send_response(status)
             self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Length", str(claims.get(self.path, len(body))))
             self.send_header("Accept-Ranges", "bytes")
             if status == 206:
                 self.send_header("Content-Range", f"bytes {start}-{end}/{len(data)}")
@@ -71,7 +99,10 @@ def main():
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     with open(portfile + ".tmp", "w") as f:

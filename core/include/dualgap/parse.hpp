@@ -78,10 +78,15 @@ DUALGAP_API ParamSpec test_file_param();
 // ---------------------------------------------------------------------------------------------
 // Text scanning (header-only so the parsing loops inline)
 
-/// Iterates over the lines of a text buffer; strips a trailing '\r' (CRLF files).
+/// The line reader of every text format: iterates over the lines of a text buffer, skips a
+/// UTF-8 byte order mark at its start (editors on Windows write one; it would otherwise be part
+/// of the first label or value) and strips a trailing '\r' (CRLF files). Line numbers count
+/// every line, blank and comment lines included, as an editor shows them.
 class LineScanner {
  public:
-  explicit LineScanner(std::string_view text) : text_(text) {}
+  explicit LineScanner(std::string_view text) : text_(text) {
+    if (text_.size() >= 3 && text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+  }
   /// Next line (without the newline); false at the end. line_number() is 1-based.
   bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
@@ -104,15 +109,84 @@ class LineScanner {
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-/// Parses a whole token as a finite double (accepts a leading '+'). False if not a number.
-inline bool parse_double(std::string_view tok, double& out) {
+/// What reading a token as a number found.
+enum class NumberStatus {
+  ok,            ///< a finite double (a value below the smallest double reads as 0, as strtod rounds it)
+  empty,         ///< nothing between the separators
+  not_a_number,  ///< a word, a typo, "1,5", "0x1", ...
+  not_finite,    ///< nan, inf, infinity (any case, any sign)
+  too_large,     ///< beyond the range of a double (1e400)
+};
+
+namespace detail {
+/// For a token std::from_chars read whole but called out of range: true when it is tiny (its
+/// decimal exponent is negative: 1e-400, 0.000...1), false when it is huge (1e400).
+inline bool out_of_range_is_tiny(std::string_view tok) {
+  std::size_t i = 0;
+  if (i < tok.size() && (tok[i] == '-' || tok[i] == '+')) ++i;
+  long long exponent = 0;  // decimal exponent of the first non-zero digit
+  bool seen = false, fraction = false;
+  long long int_digits = 0, leading_zeros = 0;
+  for (; i < tok.size() && tok[i] != 'e' && tok[i] != 'E'; ++i) {
+    if (tok[i] == '.') {
+      fraction = true;
+      continue;
+    }
+    if (!seen && tok[i] == '0') {
+      if (fraction) ++leading_zeros;
+      continue;
+    }
+    if (!seen) seen = true;
+    if (!fraction) ++int_digits;
+  }
+  exponent = int_digits > 0 ? int_digits - 1 : -(leading_zeros + 1);
+  if (i < tok.size()) {  // the written exponent, saturated
+    ++i;
+    bool negative = false;
+    if (i < tok.size() && (tok[i] == '-' || tok[i] == '+')) negative = tok[i++] == '-';
+    long long e = 0;
+    for (; i < tok.size(); ++i) e = e > 100000000 ? e : e * 10 + (tok[i] - '0');
+    exponent += negative ? -e : e;
+  }
+  return exponent < 0;
+}
+}  // namespace detail
+
+/// Reads a whole token as a finite double (accepts a leading '+'): the one number reader of the
+/// text formats, so that every plugin tells the same things apart (number_problem words them).
+inline NumberStatus read_double(std::string_view tok, double& out) {
   const char* b = tok.data();
   const char* e = b + tok.size();
-  if (b != e && *b == '+') ++b;
-  if (b == e) return false;
-  auto r = std::from_chars(b, e, out);
-  if (r.ec != std::errc() || r.ptr != e) return false;
-  return out - out == 0.0;  // finite
+  if (b == e) return NumberStatus::empty;
+  if (*b == '+') ++b;
+  if (b == e) return NumberStatus::not_a_number;
+  const auto r = std::from_chars(b, e, out);
+  if (r.ptr != e || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)) return NumberStatus::not_a_number;
+  if (r.ec == std::errc::result_out_of_range) {
+    if (!detail::out_of_range_is_tiny(std::string_view(b, static_cast<std::size_t>(e - b)))) return NumberStatus::too_large;
+    out = *b == '-' ? -0.0 : 0.0;
+    return NumberStatus::ok;
+  }
+  return out - out == 0.0 ? NumberStatus::ok : NumberStatus::not_finite;
+}
+
+/// Parses a whole token as a finite double: read_double(...) == ok.
+inline bool parse_double(std::string_view tok, double& out) { return read_double(tok, out) == NumberStatus::ok; }
+
+/// Shortens a token for an error message (at most 40 bytes, cut between UTF-8 characters;
+/// bytes that are not UTF-8 shown as \xNN).
+DUALGAP_API std::string quote_token(std::string_view tok);
+
+/// The words for a token read_double refused, to which the caller adds where it is ("... for
+/// feature 3", "... in column 2"): "empty value", "non-numeric value 'abc'", "non-finite value
+/// 'nan'", "out-of-range value '1e400' (beyond 1.8e308 in magnitude)".
+inline std::string number_problem(std::string_view tok, NumberStatus status) {
+  switch (status) {
+    case NumberStatus::empty: return "empty value";
+    case NumberStatus::not_finite: return "non-finite value " + quote_token(tok);
+    case NumberStatus::too_large: return "out-of-range value " + quote_token(tok) + " (beyond 1.8e308 in magnitude)";
+    default: return "non-numeric value " + quote_token(tok);
+  }
 }
 
 /// Parses a whole token as a non-negative integer.
@@ -121,10 +195,6 @@ inline bool parse_index(std::string_view tok, std::int64_t& out) {
   auto r = std::from_chars(tok.data(), tok.data() + tok.size(), out);
   return r.ec == std::errc() && r.ptr == tok.data() + tok.size() && out >= 0;
 }
-
-/// Shortens a token for an error message (at most 40 bytes, cut between UTF-8 characters;
-/// bytes that are not UTF-8 shown as \xNN).
-DUALGAP_API std::string quote_token(std::string_view tok);
 
 /// True when `s` is valid UTF-8: text that becomes a class name or a message in run.json must be.
 DUALGAP_API bool valid_utf8(std::string_view s);

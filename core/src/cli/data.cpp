@@ -1,4 +1,5 @@
 // `dualgap data list [--json]` and `dualgap data fetch NAME... [--to DIR]`.
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
 
@@ -7,18 +8,36 @@
 
 #include "base/output_option.hpp"
 #include "data/fetch/registry.hpp"
+#include "base/util.hpp"
 
 namespace dualgap::datafetch {
 
 namespace {
 
 const char* kUsage = R"(usage: dualgap data list [--json]
-       dualgap data fetch NAME... [--to DIR]     (NAME: a data set of 'dualgap data list', or all)
+       dualgap data fetch NAME... [--to DIR] [limits]   (NAME: a data set of 'dualgap data list', or all)
 
 fetch downloads into $DUALGAP_DATA/NAME/ (or DIR/NAME/), resumes partial downloads (*.part, HTTP
 Range), and keeps a file only when its sha256 matches the registry (data/registry.yaml).
 DUALGAP_DATA_MIRROR=URL fetches every file from URL/NAME/FILE instead of its public source.
+
+limits (a server that sends too much, or too slowly, is stopped):
+  --timeout S          most seconds one file may take (default 600; 0: no limit)
+  --low-speed B        end a transfer slower than B bytes/s for --low-speed-time seconds (default 1024)
+  --low-speed-time S   (default 30)
+  --max-bytes N        most bytes of a file whose size the registry does not state (default 1073741824);
+                       a file's registered size caps its download
 )";
+
+/// A whole non-negative integer argument of an option, or exit 2 naming it.
+bool option_number(const std::string& option, const std::string& text, long long max, long long& out) {
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || out < 0 || out > max) {
+    std::cerr << fmt::format("dualgap data fetch: {} '{}': expected a whole number from 0 to {}\n", option, text, max);
+    return false;
+  }
+  return true;
+}
 
 int list(const Registry& reg, bool as_json) {
   if (as_json) {
@@ -59,7 +78,13 @@ int data_main(const std::vector<std::string>& args) {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
   }
-  Registry reg = read_registry(find_registry());
+  Registry reg;
+  try {
+    reg = read_registry(find_registry());
+  } catch (const std::exception& e) {  // the registry is configuration: bad, it is exit 2
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
   const std::string sub = args[0];
   if (sub == "list") {
     bool as_json = false;
@@ -89,6 +114,20 @@ int data_main(const std::vector<std::string>& args) {
         std::cerr << "dualgap data fetch: " << empty_output_message("--to") << "\n";
         return 2;
       }
+    } else if (args[i] == "--timeout" || args[i] == "--low-speed" || args[i] == "--low-speed-time" ||
+               args[i] == "--max-bytes") {
+      const std::string option = args[i];
+      if (i + 1 >= args.size()) {
+        std::cerr << "dualgap data fetch: " << option << " needs a number\n";
+        return 2;
+      }
+      long long v = 0;
+      const long long max = option == "--max-bytes" ? (1LL << 50) : 1000000000LL;
+      if (!option_number(option, args[++i], max, v)) return 2;
+      if (option == "--timeout") opt.timeout_seconds = static_cast<long>(v);
+      else if (option == "--low-speed") opt.low_speed_bytes = static_cast<long>(v);
+      else if (option == "--low-speed-time") opt.low_speed_seconds = static_cast<long>(v);
+      else opt.max_bytes = v;
     } else if (!args[i].empty() && args[i][0] == '-') {
       std::cerr << "dualgap data fetch: unknown option '" << args[i] << "'\n" << kUsage;
       return 2;
@@ -108,7 +147,17 @@ int data_main(const std::vector<std::string>& args) {
     }
     opt.to = root;
   }
-  if (const char* m = std::getenv("DUALGAP_DATA_MIRROR"); m && *m) opt.mirror = m;
+  if (const char* m = std::getenv("DUALGAP_DATA_MIRROR"); m && *m) {
+    opt.mirror = m;
+    // Web sources only, as in the registry (libcurl is also limited to http and https).
+    bool web = opt.mirror.rfind("http://", 0) == 0 || opt.mirror.rfind("https://", 0) == 0;
+    for (unsigned char c : opt.mirror) web = web && c > 0x20 && c != 0x7f;
+    if (!web) {
+      std::cerr << fmt::format("dualgap data fetch: DUALGAP_DATA_MIRROR '{}': expected an http:// or https:// URL\n",
+                               printable(opt.mirror));
+      return 2;
+    }
+  }
   std::vector<const Dataset*> chosen;
   for (const auto& n : names) {
     if (n == "all") {
@@ -124,6 +173,8 @@ int data_main(const std::vector<std::string>& args) {
     }
     chosen.push_back(d);
   }
+  // Every line at once: a slow download is watched as it happens (also through a pipe).
+  std::cout << std::unitbuf;
   int failed = 0;
   for (const Dataset* d : chosen) failed += fetch_dataset(*d, opt, std::cout);
   return failed > 0 ? 1 : 0;

@@ -180,6 +180,7 @@ struct RunArgs {
   bool force = false;
   bool no_report = false;
   bool no_data = false;
+  bool allow_large = false;
   double deadline = 0;
 };
 
@@ -195,7 +196,9 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
       "only-id", po::value<std::vector<std::string>>(&ra.only_id)->composing(),
       "keep only the run with exactly this id (no glob; repeatable)")(
       "shard", po::value<std::string>(&ra.shard),
-      "keep the I-th of N disjoint, balanced shares of the runs, e.g. --shard 3/8 (run k goes to share k mod N)");
+      "keep the I-th of N disjoint, balanced shares of the runs, e.g. --shard 3/8 (run k goes to share k mod N)")(
+      "allow-large", "expand an experiment of more than 100000 runs or sweep points (refused by default: each "
+                     "expanded run is held in memory, see 'Experiment size' in README.md)");
   if (validate_only)
     desc.add_options()("json", "print the expanded runs as JSON (ids, config hashes, seeds)")(
         "no-data", "do not load the data sets (by default each is loaded once)");
@@ -241,6 +244,8 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   ra.force = vm.count("force") > 0;
   ra.no_report = vm.count("no-report") > 0;
   ra.no_data = vm.count("no-data") > 0;
+  // A Slurm task expands the experiment its submitter expanded (and allowed).
+  ra.allow_large = vm.count("allow-large") > 0 || vm.count("slurm-task") > 0;
   if (!validate_only && (ra.jobs < 1 || ra.jobs > 4096))
     throw ConfigError(fmt::format("--jobs {}: expected the number of runs at once, 1 to 4096", ra.jobs));
   if (vm.count("deadline") && !(ra.deadline > 0 && std::isfinite(ra.deadline)))
@@ -290,7 +295,7 @@ std::vector<RunSpec> select_runs(const std::vector<RunSpec>& runs, const std::ve
 
 /// --only globs, then --only-id exact ids (either keeps a run), then --shard of what is left.
 std::vector<RunSpec> selected_runs(const RunArgs& ra, const std::vector<std::string>& sets, const PluginRegistry& reg) {
-  auto all = expand_experiment(ra.file, ExpandOptions{sets}, reg);
+  auto all = expand_experiment(ra.file, ExpandOptions{sets, ra.allow_large}, reg);
   std::vector<RunSpec> runs = all;
   if (!ra.only.empty() || !ra.only_id.empty()) {
     auto by_glob = ra.only.empty() ? std::vector<RunSpec>{} : select_runs(all, ra.only);

@@ -18,6 +18,7 @@
 #include "compare/model.hpp"
 #include "run/run_files.hpp"
 #include "base/hash.hpp"
+#include "base/yaml.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -171,9 +172,10 @@ void fill_solver_index(std::vector<Run>& runs) {
     if (it == names_of_file.end()) {
       std::vector<std::string> names;
       try {
-        // yaml-cpp directly, not load_yaml: only the names are needed, and ${VAR} expansion
-        // would fail where the experiment's variables (DUALGAP_DATA) are not set.
-        const YAML::Node doc = YAML::LoadFile(file);
+        // yaml::load_file, not load_yaml: only the names are needed, and ${VAR} expansion
+        // would fail where the experiment's variables (DUALGAP_DATA) are not set. The file is
+        // named by the results folder: bounded like every YAML read (no FIFO, no alias bomb).
+        const YAML::Node doc = yaml::load_file(file);
         if (doc["solvers"] && doc["solvers"].IsSequence())
           for (const auto& s : doc["solvers"])
             names.push_back(s.IsMap() && s["name"] && s["name"].IsScalar() ? s["name"].as<std::string>() : "");

@@ -75,16 +75,31 @@ Data finish_dataset(Data data, const DatasetOptions& opt, std::uint64_t seed) {
                     " class: a classifier needs at least two (with one, w = 0 is optimal and every run ends at gap 0)");
   if (data.test.num_examples() > 0) {
     // Documented behaviour, not an error: such test examples are always misclassified.
+    // Named by the labels of the file (the plugin's label_map: class k is label_map[k]), which
+    // is what the user can look up; the internal index only where a plugin gives no names.
     const auto test_counts = class_counts(data.test);
-    std::vector<std::string> unseen;
+    const auto map = src.find("label_map");
+    const bool named = map != src.end() && map->is_array() && map->size() == static_cast<std::size_t>(data.train.num_classes) &&
+                       std::all_of(map->begin(), map->end(), [](const json& n) { return n.is_string(); });
+    std::vector<std::string> unseen, labels;
     for (std::size_t k = 0; k < test_counts.size() && k < train_counts.size(); ++k)
-      if (test_counts[k] > 0 && train_counts[k] == 0) unseen.push_back(std::to_string(k));
+      if (test_counts[k] > 0 && train_counts[k] == 0) {
+        unseen.push_back(std::to_string(k));
+        if (named) labels.push_back((*map)[k].get<std::string>());
+      }
     if (!unseen.empty()) {
       std::string list;
-      for (auto& u : unseen) list += (list.empty() ? "" : ", ") + u;
-      std::fprintf(stderr, "warning: %s: test classes %s have no training example (they are always misclassified)\n",
-                   printable(data.name).c_str(), list.c_str());
+      for (std::size_t i = 0; i < unseen.size(); ++i) {
+        const auto count = test_counts[std::stoul(unseen[i])];
+        list += fmt::format("{}{} ({} example{})", i ? ", " : "", named ? "'" + printable(labels[i]) + "'" : unseen[i],
+                            count, count == 1 ? "" : "s");
+      }
+      const bool one = unseen.size() == 1;
+      std::fprintf(stderr, "warning: %s: test %s %s %s no training example (always misclassified)%s\n",
+                   printable(data.name).c_str(), named ? (one ? "label" : "labels") : (one ? "class" : "classes"),
+                   list.c_str(), one ? "has" : "have", named ? "" : " (0-based class indices: the plugin names no labels)");
       src["unseen_test_classes"] = unseen;
+      if (named) src["unseen_test_labels"] = labels;
     }
   }
   if (!done.empty()) {

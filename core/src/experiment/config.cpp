@@ -14,6 +14,7 @@
 #include "experiment/config_checks.hpp"
 #include "data/options.hpp"
 #include "base/util.hpp"
+#include "base/yaml.hpp"
 
 namespace dualgap {
 namespace fs = std::filesystem;
@@ -114,9 +115,9 @@ LocatedJson load_yaml(const std::string& path) {
     // (braces are flow indicators): rewrite it to $(VAR), of the same length so that marks stay
     // exact, and expand $(VAR) in scalars.
     static const std::regex var_re(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
-    root = YAML::Load(std::regex_replace(read_file(path), var_re, "$$($1)"));
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
+    root = yaml::load(std::regex_replace(yaml::read_text(path), var_re, "$$($1)"), path);
+  } catch (const yaml::Error& e) {
+    throw ConfigError(e.what());
   }
   try {
     out.value = convert(root, path, "", out.where);
@@ -129,9 +130,9 @@ LocatedJson load_yaml(const std::string& path) {
 json parse_yaml_value(const std::string& text, const std::string& origin) {
   YAML::Node n;
   try {
-    n = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("--set value '{}': YAML syntax error: {}", text, e.msg));
+    n = yaml::load(text, origin);
+  } catch (const yaml::Error& e) {
+    throw ConfigError(fmt::format("--set value '{}': {}", text, e.problem()));
   }
   std::map<std::string, std::string> where;
   try {
@@ -355,6 +356,47 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
   return json{{"plugin", name}, {"params", params}};
 }
 
+/// Refuses an experiment that expands to more than kMaxExpandedRuns runs (or sweep points),
+/// counted from the sizes alone, unless allowed. A sweep key under solvers.NAME multiplies the
+/// runs of that solver only (as expand_experiment emits them).
+void check_expansion_size(const LocatedJson& doc, const json& root,
+                          const std::vector<std::pair<std::string, std::size_t>>& sweep_sizes, int repeats, bool allowed) {
+  // Saturating products: a count past 2^62 is "more than the limit" all the same.
+  constexpr std::uint64_t kSaturated = std::uint64_t{1} << 62;
+  auto times = [&](std::uint64_t a, std::uint64_t b) { return b != 0 && a > kSaturated / b ? kSaturated : a * b; };
+  std::uint64_t points = 1;
+  for (const auto& [key, count] : sweep_sizes) points = times(points, count);
+  std::uint64_t runs = 0;
+  const json& solvers = root["solvers"];
+  for (std::size_t s = 0; s < solvers.size(); ++s) {
+    const std::string name = solvers[s].is_object() && solvers[s].contains("name") && solvers[s]["name"].is_string()
+                                 ? solvers[s]["name"].get<std::string>()
+                                 : std::string();
+    std::uint64_t own = static_cast<std::uint64_t>(repeats);
+    for (const auto& [key, count] : sweep_sizes) {
+      const auto target = swept_solver(key);
+      if (!target || *target == name || *target == std::to_string(s)) own = times(own, count);
+    }
+    runs = std::min(kSaturated, runs + own);
+  }
+  if (allowed || (runs <= kMaxExpandedRuns && points <= kMaxExpandedRuns)) return;
+  std::vector<std::string> factors;
+  factors.push_back(fmt::format("{} solver{}", solvers.size(), solvers.size() == 1 ? "" : "s"));
+  factors.push_back(fmt::format("repeats {} ({})", repeats, root.contains("repeats") ? doc.locate("/repeats") : "default"));
+  for (const auto& [key, count] : sweep_sizes) {
+    const auto target = swept_solver(key);
+    factors.push_back(fmt::format("sweep.{} {} values{} ({})", key, count, target ? " (solver " + *target + " only)" : "",
+                                  doc.locate("/sweep/" + escape_pointer(key))));
+  }
+  auto shown = [&](std::uint64_t n) { return n >= kSaturated ? std::string("more than 2^62") : std::to_string(n); };
+  const bool by_points = points > kMaxExpandedRuns && runs <= kMaxExpandedRuns;
+  throw ConfigError(fmt::format(
+      "{}: the experiment expands to {} {}, more than the {} dualgap expands without --allow-large; the factors: {} "
+      "(each expanded run holds its whole configuration in memory: see 'Experiment size' in README.md)",
+      doc.file, shown(by_points ? points : runs), by_points ? "sweep points" : "runs", kMaxExpandedRuns,
+      fmt::join(factors, " x ")));
+}
+
 }  // namespace
 
 std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
@@ -395,8 +437,10 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
   const int repeats = root.contains("repeats") ? checks::repeats_value(root["repeats"], doc.locate("/repeats")) : 1;
   const std::uint64_t seed = root.contains("seed") ? checks::seed_value(root["seed"], doc.locate("/seed")) : 0;
 
-  // sweep: cross product over dotted keys
-  std::vector<json> points = {json::object()};
+  // sweep: cross product over dotted keys. Its size is counted before anything is expanded:
+  // each expanded run holds its whole configuration (README, "Experiment size"), so a sweep of
+  // 100 x 100 x 100 values or repeats: 1000000 would take gigabytes before one run starts.
+  std::vector<std::pair<std::string, std::size_t>> sweep_sizes;
   if (root.contains("sweep")) {
     if (!root["sweep"].is_object())
       throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
@@ -404,15 +448,22 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       checks::check_sweep_key(key, doc.locate("/sweep/" + escape_pointer(key) + "#key"));
       if (!values.is_array() || values.empty())
         throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
-      std::vector<json> next;
-      for (auto& p : points)
-        for (auto& v : values) {
-          json q = p;
-          q[key] = v;
-          next.push_back(q);
-        }
-      points = std::move(next);
+      sweep_sizes.emplace_back(key, values.size());
     }
+  }
+  check_expansion_size(doc, root, sweep_sizes, repeats, opts.allow_large);
+  std::vector<json> points = {json::object()};
+  for (const auto& [key, count] : sweep_sizes) {
+    const json& values = root["sweep"][key];
+    std::vector<json> next;
+    next.reserve(points.size() * count);
+    for (auto& p : points)
+      for (auto& v : values) {
+        json q = p;
+        q[key] = v;
+        next.push_back(q);
+      }
+    points = std::move(next);
   }
 
   std::vector<RunSpec> runs;

@@ -1,6 +1,7 @@
 // Experiment files: YAML -> validated, expanded runs.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,8 +41,14 @@ struct RunSpec {
   std::string group_key;              ///< same problem up to seeds (for bands over repeats)
 };
 
+/// Most runs (and sweep points) an experiment expands to without ExpandOptions::allow_large:
+/// the count is taken from the sizes of repeats, solvers and sweep lists before anything is
+/// expanded (README.md, "Experiment size", states the memory per expanded run).
+inline constexpr std::uint64_t kMaxExpandedRuns = 100000;
+
 struct ExpandOptions {
   std::vector<std::string> sets;  ///< "key=value" overrides
+  bool allow_large = false;       ///< expand more than kMaxExpandedRuns runs (--allow-large)
 };
 
 /// Loads, overrides, validates and expands an experiment. Throws ConfigError.

@@ -4,6 +4,7 @@
 // (label last, '#' comment line) and iris (string labels). Output: dense row-major features,
 // labels remapped to 0..K-1 in sorted order (numeric order when every label is a number).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "dualgap/parse.hpp"
@@ -109,10 +110,14 @@ class DenseTextDataset final : public DatasetPlugin {
     return Sep::whitespace;
   }
 
-  Layout make_layout(Sep sep, const std::vector<std::string_view>& first, const std::string& path, std::size_t ln) const {
+  /// The layout of the first file. `columns` is the field count of the data lines (taken from
+  /// the lines after the first: a first line with a field too many or too few, a trailing
+  /// separator say, is then reported at its own line, not at the next); `header` holds the
+  /// first line's fields, which name the columns when label_column is a header name.
+  Layout make_layout(Sep sep, std::size_t columns, const std::vector<std::string_view>& header, const std::string& path,
+                     std::size_t ln) const {
     Layout L;
     L.sep = sep;
-    const std::size_t columns = first.size();
     L.columns = columns;
     if (label_column_ == "first") L.label = 0;
     else if (label_column_ == "last") L.label = columns - 1;
@@ -120,9 +125,9 @@ class DenseTextDataset final : public DatasetPlugin {
       // A header name: the first line must be the header holding it.
       std::string names;
       L.label = columns;
-      for (std::size_t c = 0; c < columns; ++c) {
-        if (unquote(first[c]) == label_column_) L.label = c;
-        names += (names.empty() ? "" : ", ") + std::string(unquote(first[c]));
+      for (std::size_t c = 0; c < header.size(); ++c) {
+        if (unquote(header[c]) == label_column_) L.label = c;
+        names += (names.empty() ? "" : ", ") + std::string(unquote(header[c]));
       }
       if (L.label == columns)
         throw data_error(path, ln, "label_column '" + label_column_ + "' is not a column of the header line (" +
@@ -147,60 +152,117 @@ class DenseTextDataset final : public DatasetPlugin {
     return L;
   }
 
-  /// Whether a line is a header: asked, or (auto) some feature column is not a number.
-  bool is_header(const std::vector<std::string_view>& f, const Layout& L) const {
+  /// A field that reads as a number for the header rule: a finite number, or nan, inf or an
+  /// out-of-range value (data that is wrong, not a column name).
+  static bool number_like(std::string_view field) {
+    double v;
+    const NumberStatus st = read_double(unquote(field), v);
+    return st == NumberStatus::ok || st == NumberStatus::not_finite || st == NumberStatus::too_large;
+  }
+
+  /// header: auto. The first line is data when its label and at least half of its feature
+  /// fields read as numbers, or (string labels: the next line's label is not a number either)
+  /// when at least half of its feature fields do; otherwise it is the header. A value that is
+  /// empty, nan or mistyped thus leaves a data line data, to be reported as on any other line.
+  /// `next` is the next data line's fields (empty when there is none).
+  bool is_header(const std::vector<std::string_view>& f, const Layout& L, const std::vector<std::string_view>& next) const {
     if (header_ == "yes" || label_by_name_) return true;
     if (header_ == "no") return false;
-    double v;
-    // A line may have more fields than the layout (the caller then reports the count).
+    std::size_t features = 0, numbers = 0;
+    // A line may have more or fewer fields than the layout (the caller then reports the count).
     for (std::size_t c = 0; c < std::min(f.size(), L.columns); ++c)
-      if (L.is_feature[c] && !parse_double(unquote(f[c]), v)) return true;
-    return false;
+      if (L.is_feature[c]) {
+        ++features;
+        numbers += number_like(f[c]) ? 1 : 0;
+      }
+    features = std::max(features, L.features);
+    const bool most = 2 * numbers >= features;
+    const bool label_number = L.label < f.size() && number_like(f[L.label]);
+    const bool next_label_number = L.label < next.size() && number_like(next[L.label]);
+    return !(most && (label_number || !next_label_number));
+  }
+
+  static std::string first_fields(const std::vector<std::string_view>& f) {
+    std::string out;
+    for (std::size_t c = 0; c < f.size() && c < 4; ++c) out += (c ? ", " : "") + quote_token(f[c]);
+    if (f.size() > 4) out += ", ...";
+    return out;
   }
 
   /// Parses one file. `layout` is fixed by the first file; the test file must match it.
   Parsed parse_file(std::string_view text, const std::string& path, Layout& L, bool first_file) const {
     Parsed out;
     out.values.reserve(text.size() / 6);
+    // The first data lines, read ahead: the column count (first file) and the header rule
+    // look past the first line.
+    std::vector<std::pair<std::size_t, std::string_view>> head;
+    {
+      LineScanner ahead(text);
+      std::string_view line;
+      while (head.size() < 6 && ahead.next(line))
+        if (!blank_or_comment(line)) head.emplace_back(ahead.line_number(), line);
+    }
+    if (head.empty()) throw data_error(path, 0, "no examples in the file");
+    std::vector<std::string_view> f, next;
+    if (first_file) {
+      const Sep sep = pick_separator(head[0].second);
+      // The field count most of the first lines have (ties: the earlier line's), so that a
+      // first line with a field too many or too few is the one reported.
+      std::vector<std::size_t> counts;
+      for (const auto& [n, text_line] : head) {
+        split_fields(text_line, sep, f);
+        counts.push_back(f.size());
+      }
+      std::size_t columns = counts[0], ln = head[0].first, best = 0;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        const auto n = static_cast<std::size_t>(std::count(counts.begin(), counts.end(), counts[i]));
+        if (n > best) {
+          best = n;
+          columns = counts[i];
+          ln = head[i].first;
+        }
+      }
+      split_fields(head[0].second, sep, f);
+      L = make_layout(sep, columns, f, path, ln);
+    }
+    split_fields(head[0].second, L.sep, f);
+    if (head.size() > 1) split_fields(head[1].second, L.sep, next);
+    const bool header = is_header(f, L, next);
+    if (header) {
+      if (f.size() != L.columns)
+        throw data_error(path, head[0].first, "header has " + std::to_string(f.size()) + " columns, expected " +
+                                                  std::to_string(L.columns));
+      out.had_header = true;
+      if (header_ == "auto" && !label_by_name_)
+        std::fprintf(stderr, "warning: %s:%zu: the first line is taken as a header (header: auto; fields %s): set "
+                             "header: no if it is data\n",
+                     path.c_str(), head[0].first, first_fields(f).c_str());
+    }
     LineScanner lines(text);
     std::string_view line;
-    std::vector<std::string_view> f;
-    bool first = true;
     while (lines.next(line)) {
       if (blank_or_comment(line)) continue;
       const std::size_t ln = lines.line_number();
-      if (first) {
-        if (first_file) {
-          const Sep sep = pick_separator(line);
-          split_fields(line, sep, f);
-          L = make_layout(sep, f, path, ln);
-        } else {
-          split_fields(line, L.sep, f);
-        }
-        first = false;
-        if (is_header(f, L)) {
-          if (f.size() != L.columns)
-            throw data_error(path, ln, "header has " + std::to_string(f.size()) + " columns, expected " +
-                                           std::to_string(L.columns));
-          out.had_header = true;
-          continue;
-        }
-      } else {
-        split_fields(line, L.sep, f);
-      }
+      if (header && ln == head[0].first) continue;
+      split_fields(line, L.sep, f);
+      // A CSV line ending in its separator has an empty last field: said where it is the cause.
+      const bool trailing = L.sep != Sep::whitespace && f.size() > 1 && f.back().empty();
+      const std::string hint = trailing ? " (the line ends with a separator)" : "";
       if (f.size() != L.columns) {
         if ((f.size() < L.columns && L.label < f.size()) || f.size() > L.columns) {
           const std::size_t found = f.size() > L.columns ? L.features + (f.size() - L.columns)
                                                          : L.features - (L.columns - f.size());
           throw data_error(path, ln, "expected " + std::to_string(L.features) + " features, found " +
                                          std::to_string(found) + " (" + std::to_string(L.columns) + " columns with the label, found " +
-                                         std::to_string(f.size()) + ")");
+                                         std::to_string(f.size()) + ")" + hint);
         }
         throw data_error(path, ln, "label missing: expected " + std::to_string(L.columns) + " columns, found " +
                                        std::to_string(f.size()));
       }
       const std::string_view label = unquote(f[L.label]);
-      if (label.empty()) throw data_error(path, ln, "label missing (empty label column " + std::to_string(L.label) + ")");
+      if (label.empty())
+        throw data_error(path, ln, "label missing (empty label column " + std::to_string(L.label) + ")" +
+                                       (L.label + 1 == f.size() ? hint : ""));
       // Labels become class names in run.json, which must be UTF-8 (a Latin-1 file: re-encode it).
       if (!valid_utf8(label))
         throw data_error(path, ln, "label " + quote_token(label) + " is not valid UTF-8 (convert the file, e.g. iconv -f latin1 -t utf-8)");
@@ -208,15 +270,14 @@ class DenseTextDataset final : public DatasetPlugin {
       for (std::size_t c = 0; c < L.columns; ++c) {
         if (!L.is_feature[c]) continue;
         double v;
-        if (!parse_double(f[c], v)) {
-          if (f[c].empty())
-            throw data_error(path, ln, "empty value in column " + std::to_string(c) + " (missing values are not supported)");
-          throw data_error(path, ln, "non-numeric value " + quote_token(f[c]) + " in column " + std::to_string(c));
-        }
+        if (const NumberStatus st = read_double(f[c], v); st != NumberStatus::ok)
+          throw data_error(path, ln, number_problem(f[c], st) + " in column " + std::to_string(c) +
+                                         (st != NumberStatus::empty ? ""
+                                          : c + 1 == f.size() && trailing ? hint
+                                                                          : " (missing values are not supported)"));
         out.values.push_back(v);
       }
     }
-    if (first) throw data_error(path, 0, "no examples in the file");
     return out;
   }
 
@@ -274,7 +335,9 @@ PluginDescription describe() {
                    "column of the label: first, last, a 0-based column number written as a string (\"1\"), or a header name"),
       drop,
       choice_param("header", "auto", {"auto", "yes", "no"},
-                   "first data line is a header: auto = when a feature column of it is not a number"),
+                   "first data line is a header: auto = unless its label and at least half of its feature fields are "
+                   "numbers (nan and inf count; with string labels, at least half of its feature fields); a first line "
+                   "taken as a header is named in a warning, one taken as data is checked like any other line"),
       choice_param("separator", "auto", {"auto", "whitespace", "comma", "tab", "semicolon"},
                    "field separator; auto = comma if the first line has one, else semicolon, else whitespace"),
   };

@@ -79,8 +79,8 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
       }
       if (idx > 2147483646) throw data_error(path, ln, "feature index " + std::to_string(idx) + " is too large");
       double v;
-      if (!parse_double(tok.substr(colon + 1), v))
-        throw data_error(path, ln, "non-numeric value " + quote_token(tok.substr(colon + 1)) + " for feature " + std::to_string(idx));
+      if (const NumberStatus st = read_double(tok.substr(colon + 1), v); st != NumberStatus::ok)
+        throw data_error(path, ln, number_problem(tok.substr(colon + 1), st) + " for feature " + std::to_string(idx));
       if (idx == 0 && f.first_zero_line == 0) f.first_zero_line = ln;
       if (idx <= prev) sorted = false;
       prev = idx;

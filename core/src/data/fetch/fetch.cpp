@@ -1,5 +1,6 @@
 // Downloading a data set: libcurl (HTTP with Range to resume a .part file) and OpenSSL's
 // SHA-256; a file is kept only when its checksum matches the registry's.
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -65,21 +66,71 @@ void global_init() {
   });
 }
 
-std::size_t write_to_file(char* data, std::size_t size, std::size_t n, void* file) {
-  return std::fwrite(data, size, n, static_cast<FILE*>(file)) * size;
+/// Where the bytes of one transfer go, and how many may come: the registry's size of the file
+/// (or FetchOptions::max_bytes when it states none) bounds what a server can make us write.
+struct Sink {
+  FILE* file = nullptr;
+  curl_off_t offset = 0;   ///< bytes of the .part before this transfer (a resumed download)
+  curl_off_t written = 0;  ///< bytes of this transfer
+  curl_off_t cap = 0;      ///< most bytes the whole file may have
+  bool over = false;       ///< the server sent more than `cap`: the transfer was ended
+  // progress
+  std::ostream* log = nullptr;
+  std::string name;
+  std::chrono::steady_clock::time_point last_report;
+};
+
+std::size_t write_to_file(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  const auto bytes = static_cast<curl_off_t>(size * n);
+  if (sink->offset + sink->written + bytes > sink->cap) {
+    sink->over = true;
+    return 0;  // libcurl ends the transfer with CURLE_WRITE_ERROR
+  }
+  const std::size_t done = std::fwrite(data, size, n, sink->file) * size;
+  sink->written += static_cast<curl_off_t>(done);
+  return done;
+}
+
+std::string human_size(double bytes) {
+  if (bytes >= 1 << 20) return fmt::format("{:.1f} MB", bytes / 1048576.0);
+  return fmt::format("{:.1f} kB", bytes / 1024.0);
+}
+
+/// A progress line every few seconds, flushed: a slow download shows that it moves.
+int report_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
+  auto* sink = static_cast<Sink*>(user);
+  const auto t = std::chrono::steady_clock::now();
+  if (!sink->log || t - sink->last_report < std::chrono::seconds(2)) return 0;
+  sink->last_report = t;
+  const double got = static_cast<double>(sink->offset + now);
+  *sink->log << fmt::format("  {}: {}{}\n", sink->name, human_size(got),
+                            total > 0 ? " of " + human_size(static_cast<double>(sink->offset + total)) : std::string())
+             << std::flush;
+  return 0;
 }
 
 struct Attempt {
   CURLcode code = CURLE_OK;
   long http = 0;
   std::string error;
+  bool too_large = false;  ///< more bytes than the cap arrived (the .part is to be deleted)
 };
 
-/// Appends the bytes of `url` from offset size(part) on (HTTP Range) to `part`.
-Attempt download(const std::string& url, const fs::path& part) {
+/// Appends the bytes of `url` from offset size(part) on (HTTP Range) to `part`, at most `cap`
+/// bytes in all, within the time limits of `opt`.
+Attempt download(const std::string& url, const fs::path& part, curl_off_t cap, const FetchOptions& opt,
+                 const std::string& name, std::ostream& log) {
   global_init();
   std::error_code ec;
   const auto offset = fs::exists(part, ec) ? static_cast<curl_off_t>(fs::file_size(part, ec)) : 0;
+  Attempt a;
+  if (offset > cap) {  // a .part longer than the file can be: not a prefix of it
+    a.code = CURLE_WRITE_ERROR;
+    a.too_large = true;
+    a.error = fmt::format("{} already holds {} bytes, more than the file's {}", part.string(), offset, cap);
+    return a;
+  }
   FILE* out = std::fopen(part.c_str(), "ab");
   if (!out) throw std::runtime_error(part.string() + ": cannot open for writing");
   CURL* curl = curl_easy_init();
@@ -87,24 +138,48 @@ Attempt download(const std::string& url, const fs::path& part) {
     std::fclose(out);
     throw std::runtime_error("libcurl: cannot create a handle");
   }
+  Sink sink;
+  sink.file = out;
+  sink.offset = offset;
+  sink.cap = cap;
+  sink.log = &log;
+  sink.name = name;
+  sink.last_report = std::chrono::steady_clock::now();
   char error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  // A registry or a mirror names only web sources (no file://, no other scheme), also after a redirect.
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_to_file);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, report_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &sink);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
-  // A stalled transfer (under 1 byte/s for 60 s) ends with an error and keeps the .part.
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
+  // A server announcing more than the file can have is refused before its body arrives.
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, cap - offset);
+  // The whole transfer, and a server that drips: under low_speed_bytes per second for
+  // low_speed_seconds ends it (the .part is kept, a later fetch resumes it).
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, opt.timeout_seconds);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, opt.low_speed_bytes);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, opt.low_speed_seconds);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "dualgap-data-fetch");
   if (offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, offset);
-  Attempt a;
   a.code = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http);
   a.error = error[0] ? error : curl_easy_strerror(a.code);
   curl_easy_cleanup(curl);
+  if (sink.over || a.code == CURLE_FILESIZE_EXCEEDED) {
+    a.too_large = true;
+    a.error = fmt::format("the server {} more than the {} bytes this file has", sink.over ? "sent" : "announced", cap);
+  } else if (a.code == CURLE_OPERATION_TIMEDOUT) {
+    a.error += fmt::format(" (limits: --timeout {} s per file, --low-speed {} bytes/s for {} s)", opt.timeout_seconds,
+                           opt.low_speed_bytes, opt.low_speed_seconds);
+  }
   if (std::fclose(out) != 0 && a.code == CURLE_OK) {
     a.code = CURLE_WRITE_ERROR;
     a.error = part.string() + ": write error";
@@ -159,16 +234,25 @@ bool fetch_file(const Dataset& ds, const DataFile& f, const fs::path& dir, const
                        f.path, ds.ours);
     return false;
   }
+  // The registry's size of the file bounds the download; a file of unstated size, max_bytes.
+  const curl_off_t cap = f.bytes >= 0 ? static_cast<curl_off_t>(f.bytes) : static_cast<curl_off_t>(opt.max_bytes);
   for (const auto& url : urls) {
     const auto before = fs::exists(part, ec) ? static_cast<long long>(fs::file_size(part, ec)) : 0LL;
     log << fmt::format("  {}: {} {}{}\n", f.path, before > 0 ? fmt::format("resuming at byte {} from", before) : "from",
                        url, human(f.bytes));
-    Attempt a = download(url, part);
+    Attempt a = download(url, part, cap, opt, f.path, log);
     if (a.code == CURLE_RANGE_ERROR || (a.code == CURLE_HTTP_RETURNED_ERROR && a.http == 416)) {
       // The server cannot resume (or the .part is not a prefix of this file): start over.
       log << fmt::format("  {}: the server did not resume ({}); downloading from the start\n", f.path, a.error);
       fs::remove(part, ec);
-      a = download(url, part);
+      a = download(url, part, cap, opt, f.path, log);
+    }
+    if (a.too_large) {
+      // Not a prefix of the file: nothing to resume from.
+      fs::remove(part, ec);
+      log << fmt::format("  {}: error: {} ({}){}; the partial download was deleted\n", f.path, a.error, url,
+                         f.bytes >= 0 ? " as the registry states" : " (the limit for a file of unstated size, --max-bytes)");
+      continue;
     }
     if (a.code != CURLE_OK) {
       const auto kept = fs::exists(part, ec) ? static_cast<long long>(fs::file_size(part, ec)) : 0LL;
@@ -199,6 +283,12 @@ bool fetch_file(const Dataset& ds, const DataFile& f, const fs::path& dir, const
 }  // namespace
 
 int fetch_dataset(const Dataset& ds, const FetchOptions& options, std::ostream& log) {
+  // read_registry checks the names; a Dataset built elsewhere is held to the same rule.
+  if (const std::string why = unsafe_component(ds.name); !why.empty())
+    throw std::runtime_error(fmt::format("data set name '{}' {}: it must be one folder name", ds.name, why));
+  for (const auto& f : ds.files)
+    if (const std::string why = unsafe_relative_path(f.path); !why.empty())
+      throw std::runtime_error(fmt::format("data set '{}': file path '{}' {}", ds.name, f.path, why));
   const fs::path dir = fs::path(options.to) / ds.name;
   log << fmt::format("{}: {} files into {}\n", ds.name, ds.files.size(), dir.string());
   int failed = 0;

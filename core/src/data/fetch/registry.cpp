@@ -1,4 +1,5 @@
 // Reading data/registry.yaml, locating it, and the hint a missing data file's error names.
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,9 +8,13 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include "data/fetch/registry.hpp"
+#include "base/util.hpp"
+#include "base/yaml.hpp"
+#include "dualgap/parse.hpp"  // valid_utf8
 
 namespace fs = std::filesystem;
 
@@ -39,88 +44,188 @@ std::string find_registry() {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const YAML::Node& node, const std::string& what) {
-  throw std::runtime_error(fmt::format("{}:{}: {}", path, node.Mark().line + 1, what));
-}
+/// Reads registry.yaml into typed values: every key known, every value of its type, every name
+/// that becomes part of a path one safe component, each error at its file:line:column.
+struct Reader {
+  std::string path;
 
-std::string text(const std::string& path, const YAML::Node& map, const char* key, bool required,
-                 const std::string& who) {
-  const YAML::Node n = map[key];
-  if (!n) {
-    if (required) fail(path, map, fmt::format("{}: '{}' is required", who, key));
-    return "";
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& what) const {
+    const YAML::Mark m = node.Mark();
+    if (m.line < 0) throw std::runtime_error(fmt::format("{}: {}", path, what));
+    throw std::runtime_error(fmt::format("{}:{}:{}: {}", path, m.line + 1, m.column + 1, what));
   }
-  if (!n.IsScalar()) fail(path, n, fmt::format("{}: '{}' must be a string", who, key));
-  return n.as<std::string>();
-}
+
+  static std::string shown(const YAML::Node& n) {
+    if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
+    if (n.IsSequence()) return "a list";
+    if (n.IsMap()) return "a mapping";
+    return "nothing";
+  }
+
+  /// Refuses keys the registry does not define (a typo would silently drop a checksum or URL).
+  void only_keys(const YAML::Node& map, std::initializer_list<const char*> keys, const std::string& who) const {
+    if (!map.IsMap()) fail(map, fmt::format("{}: expected a mapping of key: value, got {}", who, shown(map)));
+    for (const auto& kv : map) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+      bool known = false;
+      for (const char* k : keys) known = known || key == k;
+      if (!known)
+        fail(kv.first, fmt::format("{}: unknown key {} (valid keys: {})", who, shown(kv.first), fmt::join(keys, ", ")));
+    }
+  }
+
+  std::string text(const YAML::Node& map, const char* key, bool required, const std::string& who) const {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) fail(map, fmt::format("{}: '{}' is required", who, key));
+      return "";
+    }
+    if (!n.IsScalar()) fail(n, fmt::format("{}: expected a string, got {} ({})", key, shown(n), who));
+    return n.Scalar();
+  }
+
+  std::vector<std::string> strings(const YAML::Node& n, const char* key, const std::string& expected,
+                                   const std::string& who) const {
+    if (!n.IsSequence()) fail(n, fmt::format("{}: expected {}, got {} ({})", key, expected, shown(n), who));
+    std::vector<std::string> out;
+    for (const auto& item : n) {
+      if (!item.IsScalar()) fail(item, fmt::format("{}: expected {}, got {} in the list ({})", key, expected, shown(item), who));
+      out.push_back(item.Scalar());
+    }
+    return out;
+  }
+
+  long long bytes(const YAML::Node& n, const std::string& who) const {
+    long long v = -1;
+    const std::string s = n.IsScalar() ? n.Scalar() : std::string();
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (!n.IsScalar() || s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || v < 0)
+      fail(n, fmt::format("bytes: expected a non-negative integer (the file's size), got {} ({})", shown(n), who));
+    return v;
+  }
+
+  /// A URL libcurl is allowed to fetch: http or https, no control characters or spaces.
+  void check_url(const YAML::Node& n, const std::string& url, const std::string& who) const {
+    const bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+    bool clean = true;
+    for (unsigned char c : url) clean = clean && c > 0x20 && c != 0x7f;
+    if (!scheme || !clean)
+      fail(n, fmt::format("urls: expected a list of http:// or https:// URLs without spaces or control characters, "
+                          "got '{}' ({})",
+                          printable(url), who));
+  }
+};
 
 bool is_sha256(const std::string& s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-/// Paths stay inside the data set's folder: no absolute paths, no "..".
-void check_relative(const std::string& path, const YAML::Node& node, const std::string& p) {
-  fs::path rel(p);
-  bool bad = p.empty() || rel.is_absolute();
-  for (const auto& part : rel)
-    if (part == "..") bad = true;
-  if (bad) fail(path, node, "file path '" + p + "' must be relative and stay inside the data set's folder");
-}
-
 }  // namespace
 
+std::string unsafe_component(const std::string& s) {
+  if (s.empty()) return "is empty";
+  if (s == "." || s == "..") return "is '" + s + "'";
+  if (s.find('/') != std::string::npos) return "contains '/'";
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return "contains a control character";
+  if (!valid_utf8(s)) return "is not valid UTF-8";
+  return "";
+}
+
+std::string unsafe_relative_path(const std::string& p) {
+  if (p.empty()) return "is empty";
+  if (p.front() == '/') return "is absolute";
+  std::size_t b = 0;
+  for (;;) {
+    const auto e = p.find('/', b);
+    const std::string part = p.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    if (const std::string why = unsafe_component(part); !why.empty())
+      return fmt::format("has a component that {}", why == "is empty" ? "is empty ('//' or a trailing '/')" : why);
+    if (e == std::string::npos) return "";
+    b = e + 1;
+  }
+}
+
 Registry read_registry(const std::string& path) {
+  Reader r{path};
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw std::runtime_error(path + ": cannot read the data registry");
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error(fmt::format("{}:{}: invalid YAML: {}", path, e.mark.line + 1, e.msg));
+    root = yaml::load_file(path);
+  } catch (const yaml::Error& e) {
+    throw std::runtime_error(std::string(e.what()) + " (the data registry)");
   }
   Registry reg;
   reg.path = path;
-  if (!root["datasets"] || !root["datasets"].IsSequence()) fail(path, root, "'datasets' (a list) is required");
+  if (!root.IsMap()) r.fail(root, "the data registry must be a mapping with 'datasets' (a list)");
+  r.only_keys(root, {"datasets"}, "registry");
+  if (!root["datasets"] || !root["datasets"].IsSequence()) r.fail(root, "'datasets' (a list) is required");
   std::set<std::string> names;
   for (const auto& node : root["datasets"]) {
+    r.only_keys(node, {"name", "title", "format", "licence", "paper", "ours", "source", "used_by", "files", "manifest",
+                       "url_base"},
+                "data set");
     Dataset d;
-    d.name = text(path, node, "name", true, "data set");
+    d.name = r.text(node, "name", true, "data set");
+    // The name is the folder under --to and part of the mirror's URL: one safe path component.
+    if (const std::string why = unsafe_component(d.name); !why.empty())
+      r.fail(node["name"], fmt::format("name: '{}' {}: a data set's name is one folder name (it becomes <to>/<name>/)",
+                                       printable(d.name), why));
     const std::string who = "data set '" + d.name + "'";
-    if (!names.insert(d.name).second) fail(path, node, who + ": listed twice");
-    d.title = text(path, node, "title", true, who);
-    d.format = text(path, node, "format", true, who);
-    d.licence = text(path, node, "licence", true, who);
-    d.paper = text(path, node, "paper", true, who);
-    d.ours = text(path, node, "ours", true, who);
-    d.source = text(path, node, "source", true, who);
-    if (node["used_by"])
-      for (const auto& u : node["used_by"]) d.used_by.push_back(u.as<std::string>());
+    if (!names.insert(d.name).second) r.fail(node, who + ": listed twice");
+    d.title = r.text(node, "title", true, who);
+    d.format = r.text(node, "format", true, who);
+    d.licence = r.text(node, "licence", true, who);
+    d.paper = r.text(node, "paper", true, who);
+    d.ours = r.text(node, "ours", true, who);
+    d.source = r.text(node, "source", true, who);
+    if (node["used_by"]) d.used_by = r.strings(node["used_by"], "used_by", "a list of experiment names", who);
+    std::set<std::string> paths;
+    auto check_path = [&](const YAML::Node& at, const std::string& p, const std::string& where) {
+      if (const std::string why = unsafe_relative_path(p); !why.empty())
+        r.fail(at, fmt::format("{}file path '{}' {}: it must be relative and stay inside the data set's folder ({})",
+                               where, printable(p), why, who));
+      if (!paths.insert(p).second) r.fail(at, fmt::format("{}file path '{}' is listed twice ({})", where, printable(p), who));
+    };
     if (node["files"]) {
+      if (!node["files"].IsSequence()) r.fail(node["files"], fmt::format("files: expected a list, got {} ({})", Reader::shown(node["files"]), who));
       for (const auto& f : node["files"]) {
+        r.only_keys(f, {"path", "bytes", "sha256", "sha256_uncompressed", "urls"}, who + " file");
         DataFile df;
-        df.path = text(path, f, "path", true, who + " file");
-        check_relative(path, f, df.path);
-        df.sha256 = text(path, f, "sha256", true, who + " file " + df.path);
-        if (!is_sha256(df.sha256)) fail(path, f, who + " file " + df.path + ": sha256 must be 64 lower-case hex digits");
-        df.sha256_uncompressed = text(path, f, "sha256_uncompressed", false, who);
+        df.path = r.text(f, "path", true, who + " file");
+        check_path(f["path"], df.path, "");
+        const std::string wf = who + ", file " + printable(df.path);
+        df.sha256 = r.text(f, "sha256", true, wf);
+        if (!is_sha256(df.sha256)) r.fail(f["sha256"], "sha256: expected 64 lower-case hex digits (" + wf + ")");
+        df.sha256_uncompressed = r.text(f, "sha256_uncompressed", false, wf);
         if (!df.sha256_uncompressed.empty() && !is_sha256(df.sha256_uncompressed))
-          fail(path, f, who + " file " + df.path + ": sha256_uncompressed must be 64 lower-case hex digits");
-        if (f["bytes"]) df.bytes = f["bytes"].as<long long>();
-        if (f["urls"])
-          for (const auto& u : f["urls"]) df.urls.push_back(u.as<std::string>());
+          r.fail(f["sha256_uncompressed"], "sha256_uncompressed: expected 64 lower-case hex digits (" + wf + ")");
+        if (f["bytes"]) df.bytes = r.bytes(f["bytes"], wf);
+        if (f["urls"]) {
+          df.urls = r.strings(f["urls"], "urls", "a list of URLs", wf);
+          std::size_t i = 0;
+          for (const auto& u : f["urls"]) r.check_url(u, df.urls[i++], wf);
+        }
         d.files.push_back(std::move(df));
       }
     }
     if (node["manifest"]) {
       const YAML::Node m = node["manifest"];
-      d.manifest_path = text(path, m, "path", true, who + " manifest");
-      d.manifest_file = text(path, m, "file", true, who + " manifest");
-      d.manifest_sha256 = text(path, m, "sha256", true, who + " manifest");
-      d.url_base = text(path, node, "url_base", true, who);
+      r.only_keys(m, {"path", "file", "sha256"}, who + " manifest");
+      d.manifest_path = r.text(m, "path", true, who + " manifest");
+      check_path(m["path"], d.manifest_path, "manifest: ");
+      d.manifest_file = r.text(m, "file", true, who + " manifest");
+      // Read from beside the registry: a file name there, not a path to anywhere.
+      if (const std::string why = unsafe_component(d.manifest_file); !why.empty())
+        r.fail(m["file"], fmt::format("manifest: file '{}' {}: the name of a file beside the registry ({})",
+                                      printable(d.manifest_file), why, who));
+      d.manifest_sha256 = r.text(m, "sha256", true, who + " manifest");
+      if (!is_sha256(d.manifest_sha256)) r.fail(m["sha256"], "sha256: expected 64 lower-case hex digits (" + who + " manifest)");
+      d.url_base = r.text(node, "url_base", true, who);
+      r.check_url(node["url_base"], d.url_base, who + " url_base");
       // The manifest is itself a file of the data set (kept beside the registry, so no URL).
       const fs::path manifest = fs::path(path).parent_path() / d.manifest_file;
       std::ifstream in(manifest);
-      if (!in) fail(path, m, who + ": cannot read the manifest " + manifest.string());
+      if (!in) r.fail(m, who + ": cannot read the manifest " + manifest.string());
       DataFile self;
       self.path = d.manifest_path;
       self.sha256 = d.manifest_sha256;
@@ -136,12 +241,19 @@ Registry read_registry(const std::string& path) {
         DataFile df;
         df.sha256 = line.substr(0, 64);
         df.path = line.substr(66);
-        check_relative(manifest.string(), m, df.path);
+        if (const std::string why = unsafe_relative_path(df.path); !why.empty())
+          throw std::runtime_error(fmt::format("{}:{}: file path '{}' {}: it must be relative and stay inside the data "
+                                               "set's folder",
+                                               manifest.string(), lineno, printable(df.path), why));
+        if (!paths.insert(df.path).second)
+          throw std::runtime_error(fmt::format("{}:{}: file path '{}' is listed twice", manifest.string(), lineno, printable(df.path)));
         df.urls.push_back(d.url_base + df.path);
         d.files.push_back(std::move(df));
       }
+    } else if (node["url_base"]) {
+      r.fail(node["url_base"], who + ": url_base is only used with 'manifest'");
     }
-    if (d.files.empty()) fail(path, node, who + ": no files (give 'files' or 'manifest')");
+    if (d.files.empty()) r.fail(node, who + ": no files (give 'files' or 'manifest')");
     reg.datasets.push_back(std::move(d));
   }
   return reg;
