@@ -25,7 +25,7 @@ class Average {
   explicit Average(Eigen::Index dim) : U_(Vector::Zero(dim)) {}
 
   /// Called after every step (of any kind), with the state whose last change is to be counted
-  /// (a block storage: MarginalBlocks or DenseBlocks; or a mini-batch step).
+  /// (a block storage: MarginalBlocks, DenseBlocks or SimplexBlocks; or a mini-batch step).
   template <class Blocks>
   void after_step(const Blocks& s) {
     if (samples_ > 0) s.add_last_change(U_.data(), c(samples_));

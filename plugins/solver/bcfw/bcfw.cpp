@@ -10,17 +10,26 @@
 // coordinate method of Crammer-Singer / LIBLINEAR -s 4 (simplex_blocks.hpp).
 //
 // This file is the plugin: it checks the problem, picks the block storage (options blocks and
-// block_step) and runs the loop of mp_bcfw.hpp instantiated with it. File layout and formulas: README.md.
+// block_step) and runs its loop: exact steps (SimplexBlocks) the loop of exact_steps.hpp,
+// Frank-Wolfe steps (DenseBlocks, MarginalBlocks) the loop of mp_bcfw.hpp. File layout and
+// formulas: README.md.
 #include <stdexcept>
 
+#include "dense_blocks.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/plugin.hpp"
+#include "exact_steps.hpp"
+#include "marginal_blocks.hpp"
 #include "mp_bcfw.hpp"
 #include "options.hpp"
+#include "simplex_blocks.hpp"
 
 namespace {
 
 using namespace dualgap_bcfw;
+
+// Inner steps (an option of MpBcfw) run on marginal tables, the storage with pair steps.
+static_assert(PairSteps<MarginalBlocks>);
 
 class Bcfw final : public dualgap::Solver {
  public:
@@ -37,12 +46,13 @@ class Bcfw final : public dualgap::Solver {
     if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || simplex_blocks_apply(ex, *oracle))) {
       // throws if exact steps do not apply
       SimplexBlocks st(ex, *oracle, pb.lambda, opt_.shrinking > 0 && opt_.class_shrinking);
-      MpBcfw<SimplexBlocks>(opt_, *oracle, ex, st, ctx).run();
+      ExactSteps(opt_, *oracle, ex, st, ctx).run();
     } else if (dense_blocks(ex, *oracle)) {
       DenseBlocks st(ex, *oracle, pb.lambda);
       MpBcfw<DenseBlocks>(opt_, *oracle, ex, st, ctx).run();
     } else {
-      MarginalBlocks st(ex, *oracle, pb.lambda, opt_.gram_max_units);
+      // Inner steps keep the whole score table up to date incrementally: no support scores.
+      MarginalBlocks st(ex, *oracle, pb.lambda, opt_.gram_max_units, opt_.support_scores && opt_.inner_steps == 0);
       MpBcfw<MarginalBlocks>(opt_, *oracle, ex, st, ctx).run();
     }
   }

@@ -6,7 +6,8 @@
 // take plane vectors A_i^T e(y): a step costs O(dim) instead of O(touched units x d), and an
 // approximate step over dense planes needs no unary score table (the paper's planes are such
 // (d+1)-vectors). Same iterates as the marginal tables (marginal_blocks.hpp) up to rounding. No
-// transition features (their planes are not unary sums) and no inner steps.
+// transition features (their planes are not unary sums) and no inner steps. The loop of
+// mp_bcfw.hpp runs it through the interface it names there (FrankWolfeBlocks).
 #pragma once
 
 #include <algorithm>
@@ -14,14 +15,13 @@
 #include <vector>
 
 #include "dual_state.hpp"
+#include "dualgap/iterate.hpp"
+#include "working_set.hpp"
 
 namespace dualgap_bcfw {
 
 class DenseBlocks : public DualState {
  public:
-  static constexpr bool kDense = true;
-  static constexpr bool kExact = false;  ///< Frank-Wolfe block steps (SimplexBlocks: exact)
-
   /// Throws if the oracle uses transitions.
   DenseBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda)
       : DualState(ex, oracle, lambda) {
@@ -54,11 +54,34 @@ class DenseBlocks : public DualState {
     return apply(i, offset - cbar_[i], 1.0);
   }
 
+  // ---- the Frank-Wolfe storage interface (FrankWolfeBlocks, mp_bcfw.hpp) -------------------
+  /// Recorded in the column dense_blocks.
+  static constexpr bool kDense = true;
+  /// A plane is kept with its feature vector A_i^T e(y) (dim doubles), built once by
+  /// plane_features when the exact oracle returns it.
+  std::size_t plane_size() const { return static_cast<std::size_t>(w.size()); }
+  const double* plane_features(std::size_t i, const int* y) { return plane_of(i, y); }
+  /// BCFW step on block i towards `target` (its feature vector and offset); S is not read.
+  double step(std::size_t i, const Plane& target, const double* /*S*/) {
+    return step(i, target.features, target.offset);
+  }
+  /// H~_i(w) = max over W_i (equation (6)): |W_i| dot products of length dim with w; S is not
+  /// touched (no score table).
+  std::size_t best_plane(const WorkingSets& ws, std::size_t i, std::vector<double>& /*S*/) const {
+    return ws.argmax_dense(i, w.data());
+  }
+  /// An approximate call reads the planes' vectors and w, not the example's feature rows:
+  /// prefetching those (~3600 cache lines for a horse image) would cost more than the call.
+  void prefetch_approximate(std::size_t /*i*/) const {}
+  /// No columns about approximate calls (they compute no scores).
+  void approximate_columns(dualgap::Iterate& /*it*/) const {}
+
   // ---- mini-batch steps (minibatch.hpp) ---------------------------------------------------
   /// A block's change in a mini-batch, with the target plane's feature vector (which a working
   /// set keeps).
   struct Direction : BlockChange {
     std::vector<double> plane;  ///< A_i^T e(yhat)
+    const double* plane_features() const { return plane.data(); }
   };
   /// Delta = v_i - A_i^T e(yhat), lin = <Delta, w>, doff; S is not needed. Reads the state only:
   /// several threads may build the changes of distinct blocks at once.

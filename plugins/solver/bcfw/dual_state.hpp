@@ -9,8 +9,11 @@
 // al., ICML 2013): the step on block i towards a plane phihat with exact line search.
 //
 // How the feature part of phi^i is stored is the job of a block storage built on this class:
-// MarginalBlocks (marginal_blocks.hpp: units x K tables) or DenseBlocks (dense_blocks.hpp:
-// dim-vectors). The loop (mp_bcfw.hpp) is a template over the storage.
+// MarginalBlocks (marginal_blocks.hpp: units x K tables) and DenseBlocks (dense_blocks.hpp:
+// dim-vectors), whose block steps are Frank-Wolfe steps (the loop of mp_bcfw.hpp runs either
+// through the interface it names there), and SimplexBlocks (simplex_blocks.hpp: multi-class
+// data, a distribution over the K classes per block), whose block step is exact (the loop of
+// exact_steps.hpp).
 #pragma once
 
 #include <algorithm>
@@ -24,6 +27,15 @@ using dualgap::Examples;
 using dualgap::StructuredOracle;
 using dualgap::Vector;
 
+/// A plane phi^{iy} of example i as a step reads it: the labeling y (units_i ints), its offset
+/// Delta(y_i, y) + c(y) - c(y_i), and its feature vector A_i^T e(y) (dim doubles) where the
+/// storage keeps planes as vectors (DenseBlocks), else nullptr.
+struct Plane {
+  const int* labels = nullptr;
+  double offset = 0;
+  const double* features = nullptr;
+};
+
 /// One block's part of a mini-batch step (minibatch.hpp), built by a worker thread: the
 /// feature-space change Delta_i = phi^i_star - phihat_star (unscaled by 1/n) densely over the
 /// segments it touches, its value against w and the rise of the block offset.
@@ -34,6 +46,9 @@ struct BlockChange {
   std::vector<int> segs;   ///< the segments of w (DualState::segment_begin) Delta_i touches
   /// Value of the block minus value of its target: minus n times the block gap at w.
   double bracket() const { return lin - doff; }
+  /// The target plane's feature vector, for a working set that keeps planes as vectors
+  /// (DenseBlocks::Direction has it); nullptr here.
+  const double* plane_features() const { return nullptr; }
 };
 
 class DualState {

@@ -6,17 +6,28 @@
 //   inner: fw       -- a plain Frank-Wolfe step towards the best plane of W_i.
 // The unary scores of example i are kept up to date incrementally (w changes only along the
 // rows of example i: MarginalBlocks::update_scores), so a local step costs
-// O(|W_i| units_i + touched classes x d). Marginal blocks only.
+// O(|W_i| units_i + touched classes x d). Marginal blocks only: dense blocks have no pair step
+// (Options::validate and blocks: auto keep inner_steps at 0 with them).
 #pragma once
 
+#include <concepts>
+#include <stdexcept>
 #include <vector>
 
 #include "dualgap/oracles/structured.hpp"
-#include "marginal_blocks.hpp"
+#include "dual_state.hpp"
 #include "options.hpp"
 #include "working_set.hpp"
 
 namespace dualgap_bcfw {
+
+/// A storage whose steps can move weight from one plane of W_i to another and that keeps the
+/// unary score table of example i up to date across them (MarginalBlocks).
+template <class Blocks>
+concept PairSteps = requires(Blocks& st, const Blocks& cst, std::size_t i, const int* y, const double* S, double* T) {
+  { st.pair_step(i, y, 0.0, y, 0.0, S, 1.0) } -> std::same_as<double>;
+  { cst.update_scores(i, T) } -> std::same_as<bool>;
+};
 
 class InnerSteps {
  public:
@@ -27,10 +38,9 @@ class InnerSteps {
 
   /// The local steps on block i. `scores` holds the unary score table of example i at w before
   /// the last step on block i; after_step(false) is called after each local step.
-  template <class AfterStep>
-  void run(MarginalBlocks& st, WorkingSets& ws, dualgap::StructuredOracle& oracle,
-           const Examples& ex, std::size_t i, int iteration, std::vector<double>& scores,
-           AfterStep&& after_step) const {
+  template <PairSteps Blocks, class AfterStep>
+  void run(Blocks& st, WorkingSets& ws, dualgap::StructuredOracle& oracle, const Examples& ex, std::size_t i,
+           int iteration, std::vector<double>& scores, AfterStep&& after_step) const {
     for (int s = 0; s < steps_; ++s) {
       double gamma;
       std::size_t best;
@@ -56,6 +66,12 @@ class InnerSteps {
       after_step(false);
       if (gamma <= 0) break;
     }
+  }
+  /// A storage without pair steps: never enabled with it (see the top).
+  template <class Blocks, class AfterStep>
+  void run(Blocks&, WorkingSets&, dualgap::StructuredOracle&, const Examples&, std::size_t, int,
+           std::vector<double>&, AfterStep&&) const {
+    throw std::logic_error("bcfw: inner steps need a block storage with pair steps (marginal tables)");
   }
 
  private:

@@ -1,4 +1,5 @@
-// Marginal-table block storage of the structural SVM dual (dual_state.hpp), the default.
+// Marginal-table block storage of the structural SVM dual (dual_state.hpp), the default for
+// Frank-Wolfe block steps (the loop of mp_bcfw.hpp, through the interface it names there).
 //
 // Representation (why: memory and speed). phi(x_i, y) = A_i^T m(y), where m(y) is the indicator
 // table of the labeling (units_i x K) plus its K x K pair-count table, and A_i maps a table to
@@ -16,7 +17,11 @@
 #include <vector>
 
 #include "dual_state.hpp"
+#include "dualgap/iterate.hpp"
+#include "prefetch.hpp"
 #include "simd/clones.hpp"
+#include "support_scores.hpp"
+#include "working_set.hpp"
 
 namespace dualgap_bcfw {
 
@@ -52,14 +57,14 @@ DUALGAP_SIMD_CLONES inline void axpy_rows(double* w, const double* c, const doub
 
 class MarginalBlocks : public DualState {
  public:
-  /// The loop's compile-time switch between the storages (DenseBlocks: true).
-  static constexpr bool kDense = false;
-  static constexpr bool kExact = false;  ///< Frank-Wolfe block steps (SimplexBlocks: exact)
-
   /// Gram matrices (units_i^2 doubles) are kept for examples with 2..gram_max_units units;
   /// longer examples build the change A_i^T Delta m class by class to take its norm.
-  MarginalBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda, int gram_max_units)
+  /// support_scores: approximate calls compute only the scores their step reads
+  /// (support_scores.hpp; option approx_scores, off with inner steps, which need the whole table).
+  MarginalBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda, int gram_max_units,
+                 bool support_scores = true)
       : DualState(ex, oracle, lambda), gram_max_(gram_max_units), trans_(oracle.uses_transitions()) {
+    support_.enable(support_scores);
     const std::size_t KK = static_cast<std::size_t>(K_) * K_;
     gram_offset_.resize(n_ + 1, 0);
     std::size_t max_units = 1;
@@ -113,6 +118,31 @@ class MarginalBlocks : public DualState {
       }
     }
   }
+
+  // ---- the Frank-Wolfe storage interface (FrankWolfeBlocks, mp_bcfw.hpp) -------------------
+  /// Recorded in the column dense_blocks.
+  static constexpr bool kDense = false;
+  /// A plane is its labeling: working sets keep no feature vector.
+  std::size_t plane_size() const { return 0; }
+  const double* plane_features(std::size_t /*i*/, const int* /*y*/) const { return nullptr; }
+  /// BCFW step on block i towards `target` (its labeling and offset), S the unary score table of
+  /// example i at w. Returns gamma.
+  double step(std::size_t i, const Plane& target, const double* S) {
+    return step(i, target.labels, target.offset, S);
+  }
+  /// H~_i(w) = max over W_i (equation (6)): the index of the best plane of W_i. Leaves in S the
+  /// unary scores of example i at w that the step towards it reads (only those with
+  /// support_scores, support_scores.hpp; else the whole table).
+  std::size_t best_plane(const WorkingSets& ws, std::size_t i, std::vector<double>& S) {
+    if (!support_.fill(ex_, *this, ws, i, S)) StructuredOracle::unary_scores(ex_, i, w, S);
+    return ws.argmax(*this, i, S.data());
+  }
+  /// Asks for what an approximate call on block i reads from memory: the example's feature
+  /// rows (a hint; changes no number).
+  void prefetch_approximate(std::size_t i) const { prefetch_example(ex_, i); }
+  /// The record's columns about approximate calls: approx_scores, the mean number of unary
+  /// scores a call computed.
+  void approximate_columns(dualgap::Iterate& it) const { it.set("approx_scores", support_.mean_computed()); }
 
   /// Calls f(u, k) for every stored entry of example i's marginal table mbar_i (its support:
   /// the only entries besides the target's labels that a step on block i reads from S).
@@ -480,6 +510,7 @@ class MarginalBlocks : public DualState {
 
   int gram_max_;
   bool trans_;
+  SupportScores support_;
   std::vector<std::size_t> gram_offset_;
   // phi^i's marginal table (units x K) and pair table (K x K) are stored sparse, as their
   // nonzero entries: a step reads a few contiguous entries instead of two dense tables (1.5 KB

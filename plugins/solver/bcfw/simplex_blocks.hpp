@@ -2,7 +2,7 @@
 // of the structural SVM dual solved in closed form instead of one Frank-Wolfe step towards the
 // max-oracle's plane. This is the dual coordinate step of Crammer and Singer's multi-class SVM
 // (LIBLINEAR -s 4; Keerthi, Sundararajan, Chang, Hsieh, Lin, KDD 2008), written in the BCFW
-// dual of dual_state.hpp.
+// dual of dual_state.hpp. The loop of exact_steps.hpp runs it.
 //
 // Valid when every example is one unit and w has no transition block, so that the planes of
 // example i are the K vertices of a simplex: phi^i is a distribution mbar_i over the K classes,
@@ -118,14 +118,6 @@ inline bool simplex_blocks_apply(const Examples& ex, const StructuredOracle& ora
 
 class SimplexBlocks : public DualState {
  public:
-  /// The loop's compile-time switches between the storages.
-  static constexpr bool kDense = false;
-  static constexpr bool kExact = true;
-
-  /// Mini-batches (minibatch.hpp) never run with exact steps (Options::validate: batch 1), so a
-  /// batch slot of this storage carries nothing.
-  struct Direction {};
-
   /// Changes of a block entry at most this large count as no change: they are rounding of the
   /// projection, and treating them as moves would keep converged blocks from shrinking.
   static constexpr double kNoMove = 1e-12;
@@ -183,9 +175,9 @@ class SimplexBlocks : public DualState {
   /// Exact step on block i after the exact oracle call: S is the unary score table of the current
   /// w (K values), yhat the oracle's label with its offset (they give the block gap that gap
   /// sampling reads). Restores all K classes of the block first. Moves mbar_i to the block optimum
-  /// m*, updates w, phi_circ and the block offset; returns 1 when the block moved (some entry by
-  /// more than kNoMove), else 0 (nothing changed).
-  double step(std::size_t i, const int* yhat, double offset, const double* S) {
+  /// m*, updates w, phi_circ and the block offset; returns whether the block moved (some entry by
+  /// more than kNoMove; if not, nothing changed).
+  bool step(std::size_t i, const int* yhat, double offset, const double* S) {
     const auto K = static_cast<std::size_t>(K_);
     active_[i] = K_;
     const int* c = cls_.data() + i * K;
@@ -198,7 +190,7 @@ class SimplexBlocks : public DualState {
   /// counts an approximate oracle call: the max over a subset of the block's planes) and solves
   /// the sub-problem on their face of the simplex. The block gap recorded is the one
   /// over those classes. Returns as step().
-  double step_active(std::size_t i) {
+  bool step_active(std::size_t i) {
     active_scores(i);
     return solve_block(i, std::numeric_limits<double>::quiet_NaN(), -1);
   }
@@ -332,8 +324,8 @@ class SimplexBlocks : public DualState {
 
   /// The step on block i over its active classes, whose scores are in S_ (by position).
   /// target: the oracle's value S_yhat + o_i(yhat) and yhat, or NaN and -1 after step_active
-  /// (then the best active class stands in for the oracle's label).
-  double solve_block(std::size_t i, double target, int yhat) {
+  /// (then the best active class stands in for the oracle's label). Returns whether it moved.
+  bool solve_block(std::size_t i, double target, int yhat) {
     const auto K = static_cast<std::size_t>(K_);
     double* mb = mbar_.data() + i * K;
     // o_i(k): from the table, or [k != y_i] for the 0-1 loss
@@ -390,7 +382,7 @@ class SimplexBlocks : public DualState {
       move = std::max(move, std::abs(mb[c[a]] - m_[a]));
       circ += m_[a] * off(c[a]);
     }
-    if (move <= kNoMove) return 0.0;
+    if (move <= kNoMove) return false;
     for (std::size_t a = 0; a < na; ++a) {
       const auto k = static_cast<std::size_t>(c[a]);
       if (dm_[k] != 0.0) touched_.push_back(c[a]), mb[k] = m_[a];
@@ -412,7 +404,7 @@ class SimplexBlocks : public DualState {
     } else {
       add_last_change(w.data(), 1.0);
     }
-    return 1.0;
+    return true;
   }
 };
 

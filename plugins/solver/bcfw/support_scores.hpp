@@ -1,11 +1,12 @@
 // Approximate calls on marginal blocks that compute only the unary scores their step reads
-// (option approx_scores: support). Same iterates as computing the whole table.
+// (option approx_scores: support). Same iterates as computing the whole table. Kept by
+// MarginalBlocks, whose approximate oracle (MarginalBlocks::best_plane) uses it.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "marginal_blocks.hpp"
+#include "dual_state.hpp"
 #include "working_set.hpp"
 
 namespace dualgap_bcfw {
@@ -20,8 +21,9 @@ class SupportScores {
   /// Computes S[u K + k] = <x_u, w_k> (w = st.w) at the needed entries and leaves the others as they are
   /// (so S must not be read elsewhere). Returns false, computing nothing, when the needed
   /// entries are more than half of the table (the blocked full-table kernel is then cheaper).
-  bool fill(const Examples& ex, const MarginalBlocks& st, const WorkingSets& ws, std::size_t i,
-            std::vector<double>& S) {
+  /// Blocks: MarginalBlocks (for_each_support).
+  template <class Blocks>
+  bool fill(const Examples& ex, const Blocks& st, const WorkingSets& ws, std::size_t i, std::vector<double>& S) {
     if (!enabled_) {
       ++calls_;
       computed_ += static_cast<std::size_t>(ex.units_of(i)) * static_cast<std::size_t>(ex.num_classes);

@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "marginal_blocks.hpp"
+#include "dual_state.hpp"
 
 namespace dualgap_bcfw {
 
@@ -33,6 +33,10 @@ class WorkingSets {
     return sets_[i].labels.data() + p * static_cast<std::size_t>(ex_.units_of(i));
   }
   double offset(std::size_t i, std::size_t p) const { return sets_[i].offset[p]; }
+  /// Plane p of W_i as a step reads it (its feature vector with keep_vectors, else nullptr).
+  Plane plane(std::size_t i, std::size_t p) const {
+    return Plane{labels(i, p), offset(i, p), vdim_ ? vec(i, p) : nullptr};
+  }
   void mark_active(std::size_t i, std::size_t p, int iteration) { sets_[i].last_active[p] = iteration; }
 
   // Plane weights. phi^i = sum_{p in W_i} alpha_p phi^{i y_p} + (1 - sum_p alpha_p) r_i, where r_i
@@ -56,8 +60,10 @@ class WorkingSets {
 
   /// In one scan (each plane scored once): best = argmax(st, i, S); away = among planes holding
   /// weight > 0, the one minimizing score(y) + offset (the away vertex of pairwise Frank-Wolfe),
-  /// size(i) if none holds weight. First index wins ties. Requires size(i) > 0.
-  void best_and_away(const MarginalBlocks& st, std::size_t i, const double* S, std::size_t& best,
+  /// size(i) if none holds weight. First index wins ties. Requires size(i) > 0. Blocks: a
+  /// storage that scores labelings from S (MarginalBlocks::score).
+  template <class Blocks>
+  void best_and_away(const Blocks& st, std::size_t i, const double* S, std::size_t& best,
                      std::size_t& away) const {
     const Set& s = sets_[i];
     const std::size_t P = s.offset.size();
@@ -113,9 +119,10 @@ class WorkingSets {
     }
   }
 
-  /// Index of the plane maximizing score(y) + offset, given the unary score table S of w.
-  /// Requires size(i) > 0.
-  std::size_t argmax(const MarginalBlocks& st, std::size_t i, const double* S) const {
+  /// Index of the plane maximizing score(y) + offset, given the unary score table S of w
+  /// (Blocks as in best_and_away). Requires size(i) > 0.
+  template <class Blocks>
+  std::size_t argmax(const Blocks& st, std::size_t i, const double* S) const {
     const Set& s = sets_[i];
     std::size_t best = 0;
     double best_v = 0;

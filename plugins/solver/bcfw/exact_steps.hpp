@@ -1,0 +1,145 @@
+// Exact block steps on multi-class data (option block_step: exact): the structural SVM with one
+// unit per example and no transition features, i.e. the Crammer-Singer multi-class SVM,
+//   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_k [o_i(k) + <w_k - w_{y_i}, x_i>],
+//   o_i(k) = Delta(y_i, k) + c(k) - c(y_i),
+// solved on the dual of dual_state.hpp by Algorithm 2 (BCFW) of Shah, Kolmogorov, Lampert,
+// CVPR 2015 with lines 7-8 (the line search towards the oracle's plane) replaced by maximizing
+// the dual over block i exactly (simplex_blocks.hpp): the sequential dual method of Keerthi,
+// Sundararajan, Chang, Hsieh, Lin, KDD 2008, which LIBLINEAR -s 4 runs (Solver_MCSVM_CS), here
+// with LIBLINEAR's shrinking of blocks (shrinking.hpp) and of classes (simplex_blocks.hpp).
+// Algorithm 2's box as this loop runs it:
+//
+//   1-2: phi^i = phi^{i y_i} (mbar_i = e_{y_i}), phi = sum_i phi^i   SimplexBlocks constructor (w = 0)
+//   3:   repeat                                                       run()
+//   4:     pick i: one pass in the order of BlockOrder, without       pass()
+//          the blocks Shrinking skips
+//   5:     w = -phi_star / lambda                                     kept by every step (sparse data:
+//                                                                      feature-major, sync_w before a checkpoint)
+//   6:     exact oracle call at w: S_k = <w_k, x_i> and the best k    step(); on a block with dropped
+//                                                                      classes in a skipping pass, only the
+//                                                                      active classes: step_on_active_classes()
+//   7-8:   phi^i <- the block optimum m* (a projection onto the      SimplexBlocks::step
+//          simplex), phi and w with it
+//   9:   until the recorder stops the run, or a pass over all blocks moves none (w is then
+//        optimal: every block is optimal for the others fixed)
+//
+// One recorder pass = blocks visited / n (= exact and approximate oracle calls / n).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "averages.hpp"
+#include "block_order.hpp"
+#include "checkpoints.hpp"
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/solver.hpp"
+#include "options.hpp"
+#include "shrinking.hpp"
+#include "simplex_blocks.hpp"
+
+namespace dualgap_bcfw {
+
+class ExactSteps {
+ public:
+  ExactSteps(const Options& opt, dualgap::StructuredOracle& oracle, const Examples& ex, SimplexBlocks& st,
+             dualgap::SolverContext& ctx)
+      : opt_(opt),
+        oracle_(oracle),
+        ex_(ex),
+        n_(ex.num_examples()),
+        st_(st),
+        order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
+        shrink_(opt.shrinking, n_),
+        averages_(opt.averaging, /*approximate steps:*/ false, st.w.size()),
+        checkpoints_(*ctx.recorder, oracle, st, averages_, [this](dualgap::Iterate& it) { columns(it); }) {}
+
+  void run() {
+    if (checkpoint(0) == dualgap::Action::stop) return;
+    for (int iteration = 1;; ++iteration) {  // line 3
+      // Only a pass over all blocks can prove w optimal.
+      const bool all_blocks = shrink_.begin_pass(iteration) && order_.full_pass(iteration);
+      const bool moved = pass(iteration);
+      if (!moved && all_blocks) {  // line 9
+        st_.sync_w();
+        checkpoints_.optimal(passes_);
+        return;
+      }
+      if (checkpoints_.due(passes_) && checkpoint(passes_) == dualgap::Action::stop) return;
+    }
+  }
+
+ private:
+  /// Lines 4-8 for one pass; returns whether any block moved.
+  bool pass(int iteration) {
+    // A pass that skips blocks permutes only the blocks it visits (permutation sampling).
+    const std::vector<std::size_t>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
+                                                ? order_.permute(shrink_.active())
+                                                : order_.next(order_.full_pass(iteration));
+    bool moved = false;
+    std::size_t visited = 0;
+    const std::size_t m = order.size();
+    for (std::size_t t = 0; t < m; ++t) {
+      const std::size_t i = order[t];
+      if (shrink_.skip(i)) continue;
+      ++visited;
+      if (t + 1 < m) st_.prefetch(order[t + 1]);
+      const bool moved_i = shrink_.skipping() && st_.classes_dropped(i) ? step_on_active_classes(i) : step(i);
+      moved |= moved_i;
+      shrink_.visited(i, moved_i, st_.last_violation());
+      order_.exact_gap(i, st_.last_gap());
+      averages_.after_step(st_, true);
+    }
+    passes_ += static_cast<double>(visited) / static_cast<double>(n_);
+    return moved;
+  }
+
+  /// Lines 6-8 on block i: the exact oracle call at w (sparse data: the scores from the
+  /// feature-major w), then the block moves to its optimum. Returns whether it moved.
+  bool step(std::size_t i) {
+    if (st_.feature_major()) {
+      st_.scores(i, scores_);
+      oracle_.max_oracle_scored(ex_, i, scores_.data(), nullptr, lab_);
+    } else {
+      oracle_.max_oracle(ex_, i, st_.w, lab_, scores_);
+    }
+    const double offset = lab_.loss + lab_.constant - st_.truth_constant(i);
+    return st_.step(i, lab_.labels.data(), offset, scores_.data());
+  }
+  /// The step of a pass that skips blocks on a block with dropped classes: scores its active
+  /// classes only and solves the sub-problem on their face of the simplex. The max over a subset
+  /// of the block's planes: an approximate call, counted but not timed (two clock reads would
+  /// cost more than the scores).
+  bool step_on_active_classes(std::size_t i) {
+    oracle_.count_untimed(dualgap::CallKind::approximate);
+    return st_.step_active(i);
+  }
+
+  /// A checkpoint with w made current (inside the solver's time).
+  dualgap::Action checkpoint(double passes) {
+    st_.sync_w();
+    return checkpoints_.record(passes);
+  }
+  /// The loop's columns at a checkpoint (checkpoints.hpp adds the iterate and its dual point).
+  void columns(dualgap::Iterate& it) const {
+    it.set("dense_blocks", 0.0);
+    it.set("exact_steps", 1.0);
+    if (shrink_.enabled()) it.set("shrunk", shrink_.shrunk_share());
+    if (shrink_.enabled() && opt_.class_shrinking) it.set("active_classes", st_.active_class_share());
+  }
+
+  const Options& opt_;
+  dualgap::StructuredOracle& oracle_;
+  const Examples& ex_;
+  const std::size_t n_;
+  SimplexBlocks& st_;
+  BlockOrder order_;
+  Shrinking shrink_;
+  IterateAverages averages_;
+  Checkpoints checkpoints_;
+  dualgap::Labeling lab_;
+  std::vector<double> scores_;  ///< S: the scores <w_k, x_i> of the current block at w
+  double passes_ = 0;           ///< blocks visited / n
+};
+
+}  // namespace dualgap_bcfw
