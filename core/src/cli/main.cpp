@@ -172,7 +172,7 @@ struct RunArgs {
   bool wait_lock = false;
   bool slurm_task = false;  ///< a task of a Slurm array: shares the folder's lock with its siblings
   std::string executor;
-  slurm::Options slurm;     ///< command-line executor options (applied over the YAML's)
+  std::vector<slurm::Override> executor_options;  ///< --partition and the like (applied last)
   std::vector<std::string> sbatch_args;
   bool wait = false;
   int jobs = 1;
@@ -218,7 +218,7 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
         "max-concurrent", po::value<int>(), "slurm: tasks running at once (--array=0-N%K)")(
         "runs-per-task", po::value<int>(), "slurm: runs per array task (default 1)")(
         "sbatch-arg", po::value<std::vector<std::string>>(&ra.sbatch_args)->composing(),
-        "slurm: one more sbatch option, e.g. --sbatch-arg=--account=lab (repeatable)")(
+        "slurm: one more sbatch option in its long form, e.g. --sbatch-arg=--account=lab (repeatable)")(
         "wait", "slurm: block until the array and the report job are done; exit 0/1 as a local run");
   po::options_description hidden;
   if (!validate_only) hidden.add_options()("slurm-task", "internal: run as a task of a Slurm array");
@@ -254,20 +254,19 @@ int parse_run_args(const std::vector<std::string>& args, RunArgs& ra, bool valid
   ra.wait_lock = vm.count("wait-lock") > 0;
   ra.slurm_task = vm.count("slurm-task") > 0;
   ra.wait = vm.count("wait") > 0;
-  // Executor options given on the command line, as `--set executor.KEY=V` (applied last).
+  // Executor options given on the command line, applied after the file and --set; each named
+  // by its option in messages.
+  auto& ex = ra.executor_options;
   for (const char* k : {"partition", "time", "mem"})
-    if (vm.count(k)) ra.sets.push_back(fmt::format("executor.{}={}", k, json(vm[k].as<std::string>()).dump()));
+    if (vm.count(k)) ex.push_back({k, vm[k].as<std::string>(), std::string("--") + k});
   for (const char* k : {"cpus-per-task", "max-concurrent", "runs-per-task"})
     if (vm.count(k)) {
       std::string key = k;
       std::replace(key.begin(), key.end(), '-', '_');
-      ra.sets.push_back(fmt::format("executor.{}={}", key, vm[k].as<int>()));
+      ex.push_back({key, vm[k].as<int>(), std::string("--") + k});
     }
-  if (!ra.sbatch_args.empty()) {
-    json list = ra.sbatch_args;
-    ra.sets.push_back("executor.sbatch_args=" + list.dump());
-  }
-  if (!ra.executor.empty()) ra.sets.push_back("executor.name=" + ra.executor);
+  if (!ra.sbatch_args.empty()) ex.push_back({"sbatch_args", ra.sbatch_args, "--sbatch-arg"});
+  if (!ra.executor.empty()) ex.push_back({"name", ra.executor, "--executor"});
   return -1;
 }
 
@@ -318,7 +317,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   auto& reg = registry();
   print_problems(reg);
   std::vector<std::string> sets = ra.sets;
-  slurm::read_options(ra.file, sets);  // validates the executor section too
+  slurm::refuse_unused(slurm::read_options(ra.file, sets));  // validates the executor section too
   auto runs = selected_runs(ra, sets, reg);
   if (ra.json) {
     json out = json::array();
@@ -346,7 +345,10 @@ int cmd_run(const std::vector<std::string>& args) {
   auto& reg = registry();
   print_problems(reg);
   std::vector<std::string> sets = ra.sets;
-  const slurm::Options exec = slurm::read_options(ra.file, sets);
+  const slurm::Options exec = slurm::read_options(ra.file, sets, ra.executor_options);
+  if (!ra.slurm_task) slurm::refuse_unused(exec);
+  if (ra.wait && exec.name != "slurm")
+    throw ConfigError("--wait waits for a Slurm submission: it needs --executor slurm (a local run always waits)");
   auto runs = selected_runs(ra, sets, reg);
   if (runs.empty()) {
     std::cout << ra.file << ": no runs in this selection\n";

@@ -4,8 +4,6 @@
 // suboptimality, dual suboptimality and duality gap; without a certified dual, the relative
 // objective and test error (Figures 2/3 of the sparse BCD paper). The spec carries data and
 // choices (style, size, band); plot_figure.py carries the look of each style.
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,9 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "base/process.hpp"
 #include "compare/model.hpp"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -244,20 +241,12 @@ void write_figure(const json& spec, const std::string& out_path) {
     f << spec.dump();
     if (!f) throw std::runtime_error("cannot write " + tmpl);
   }
-  std::vector<std::string> argv_s = {python, script, tmpl, out_path};
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot run " + python);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(fmt::format("{} {} failed (exit status {})", python, script,
-                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  // Its messages (a matplotlib error) go to our stderr as they come.
+  ProcessOptions po;
+  po.out = ProcessOptions::Stream::inherit;
+  po.err = ProcessOptions::Stream::inherit;
+  const ProcessResult r = run_process({python, script, tmpl, out_path}, po);
+  if (!r.ok()) throw std::runtime_error(fmt::format("{} {} failed ({})", python, script, r.how_ended()));
   std::error_code ec;
   if (!fs::exists(out_path, ec) || fs::file_size(out_path, ec) == 0)
     throw std::runtime_error(out_path + ": the plotting script wrote nothing");

@@ -22,6 +22,7 @@
 #include "dualgap/objective.hpp"
 #include "run/recorder.hpp"
 #include "run/signals.hpp"
+#include "base/process.hpp"
 #include "base/util.hpp"
 
 namespace dualgap {
@@ -33,11 +34,14 @@ namespace {
 const std::string& source_revision() {
   static const std::string rev = [] {
     std::string git;
-    if (FILE* p = popen("git -C \"" DUALGAP_SOURCE_DIR "\" rev-parse --short HEAD 2>/dev/null", "r")) {
-      char buf[64] = {};
-      if (fgets(buf, sizeof buf, p)) git = buf;
-      pclose(p);
-      while (!git.empty() && (git.back() == '\n' || git.back() == '\r')) git.pop_back();
+    try {
+      ProcessOptions po;
+      po.err = ProcessOptions::Stream::discard;
+      po.timeout_s = 10;
+      const auto r = run_process({"git", "-C", DUALGAP_SOURCE_DIR, "rev-parse", "--short", "HEAD"}, po);
+      if (r.ok()) git = r.out.substr(0, r.out.find_first_of("\r\n"));
+    } catch (const std::exception&) {
+      // no git on this machine: the revision is recorded as null
     }
     return git;
   }();

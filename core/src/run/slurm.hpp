@@ -2,6 +2,7 @@
 // through the same child-process runner, and one dependent job writing report.html once.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,12 +21,31 @@ struct Options {
   int max_concurrent = 0;  ///< 0: no %K limit on the array
   int runs_per_task = 1;
   std::vector<std::string> sbatch_args;
+  /// Where each key was set last (file:line:col, --set 'ARG', --partition, ...), for messages.
+  std::map<std::string, std::string> origin;
+};
+
+/// An executor setting given by a command-line option (--partition P is {"partition", "P",
+/// "--partition"}); applied after the file and the --set overrides.
+struct Override {
+  std::string key;
+  json value;
+  std::string where;
 };
 
 /// Reads `executor:` from the experiment file and removes the `executor.*` entries from `sets`
-/// (applying them here), so the runs' configurations and config hashes never depend on where
-/// they run. Throws ConfigError with file:line:col or the --set argument.
-DUALGAP_API Options read_options(const std::string& experiment_file, std::vector<std::string>& sets);
+/// (applying them here), then applies `cli`, so the runs' configurations and config hashes never
+/// depend on where they run. Every text value (partition, time, mem, sbatch_args) is one line of
+/// printable characters and each sbatch argument one long option that leaves the job's files,
+/// environment and program to dualgap. Throws ConfigError with file:line:col, the --set argument
+/// or the option.
+DUALGAP_API Options read_options(const std::string& experiment_file, std::vector<std::string>& sets,
+                                 const std::vector<Override>& cli = {});
+
+/// Throws ConfigError when the executor is not slurm but a Slurm setting was given, naming it:
+/// a command-line option or --set always; one of the experiment file unless `local` was chosen
+/// explicitly (the file's settings are then for another day). Not for the tasks of an array.
+DUALGAP_API void refuse_unused(const Options& opts);
 
 struct Submission {
   std::string experiment_file;    ///< as given; made absolute for the tasks
@@ -42,7 +62,12 @@ struct Submission {
 DUALGAP_API int submit(const std::vector<RunSpec>& runs, const Options& opts, const Submission& sub,
                        const PluginRegistry& reg);
 
-/// Shell-quotes one word for a bash script.
+/// Shell-quotes one word for a bash script (the one quoting of the scripts' command lines).
 DUALGAP_API std::string shell_quote(const std::string& word);
+
+/// Quotes one #SBATCH argument as sbatch reads it: between double quotes, with `\` and `"`
+/// escaped by a backslash (sbatch takes a backslash as an escape inside quotes too, and a `#`
+/// outside quotes as the start of a comment).
+DUALGAP_API std::string directive_quote(const std::string& arg);
 
 }  // namespace dualgap::slurm

@@ -1,21 +1,20 @@
 #include "run/status.hpp"
 
-#include <sys/wait.h>
-
 #include <boost/program_options.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "base/process.hpp"
+#include "base/util.hpp"
+#include "experiment/schema.hpp"
 #include "run/lock.hpp"
 #include "run/run_files.hpp"
-#include "experiment/schema.hpp"
-#include "base/util.hpp"
 
 namespace dualgap {
 namespace fs = std::filesystem;
@@ -28,25 +27,87 @@ namespace {
 const std::vector<std::string> kStatuses = {"done",        "budget",  "diverged", "failed", "timeout",
                                             "interrupted", "running", "pending",  "damaged"};
 
-// Output of a Slurm query, or nullopt when the command fails (no Slurm, no accounting).
-std::optional<std::string> query(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return std::nullopt;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int st = pclose(p);
-  if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) return std::nullopt;
-  return out;
+// A results folder is data anyone with write access to it may have written: every file is read
+// only when it is a regular file of sane size (a FIFO would block, /dev/zero would never end).
+std::string read_data_file(const fs::path& p, std::uintmax_t limit) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) throw std::runtime_error(printable(p.string()) + ": not a regular file");
+  if (fs::file_size(p, ec) > limit)
+    throw std::runtime_error(fmt::format("{}: larger than {} bytes, not a file dualgap wrote", printable(p.string()), limit));
+  return read_file(p.string());
 }
 
-// "RUNNING x2, PENDING x1" from lines "<jobid> <STATE>" whose job id starts with `job`.
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the reader wants the rest.
+std::string json_message(const std::exception& e) {
+  std::string w = e.what();
+  if (w.rfind("[json.exception.", 0) == 0 && w.find("] ") != std::string::npos) w = w.substr(w.find("] ") + 2);
+  return w;
+}
+
+// A Slurm job id as squeue and sacct take it: decimal digits only.
+bool job_id(const std::string& s) {
+  return !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The keys of submission.json that status uses, checked: a job id is passed to squeue as one
+// argument, and only after it was found to be digits.
+json read_submission(const fs::path& file) {
+  const std::string where = printable(file.string());
+  json j;
+  try {
+    j = json::parse(read_data_file(file, 1u << 20));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON: {}", where, json_message(e)));
+  }
+  if (!j.is_object())
+    throw std::runtime_error(fmt::format("{}: expected a JSON object (as `dualgap run --executor slurm` writes), got {}",
+                                         where, printable(j.dump().substr(0, 80))));
+  auto shown = [](const json& v) { return printable(v.dump().substr(0, 80)); };
+  for (const char* key : {"array_job", "report_job"}) {
+    if (!j.contains(key)) throw std::runtime_error(fmt::format("{}: key '{}' missing: expected a Slurm job id (a string of digits)", where, key));
+    const json& v = j[key];
+    if (!v.is_string() || !job_id(v.get<std::string>()))
+      throw std::runtime_error(fmt::format("{}: key '{}': expected a Slurm job id (a string of digits, e.g. \"1234\"), got {}",
+                                           where, key, shown(v)));
+  }
+  for (const char* key : {"runs", "tasks"})
+    if (j.contains(key) && !(j[key].is_number_unsigned() || (j[key].is_number_integer() && j[key].get<long long>() >= 0)))
+      throw std::runtime_error(fmt::format("{}: key '{}': expected a count (an integer >= 0), got {}", where, key, shown(j[key])));
+  if (j.contains("submitted") && !j["submitted"].is_string())
+    throw std::runtime_error(fmt::format("{}: key 'submitted': expected a time stamp string, got {}", where, shown(j["submitted"])));
+  return {{"array_job", j["array_job"]},
+          {"report_job", j["report_job"]},
+          {"runs", j.value("runs", json(0))},
+          {"tasks", j.value("tasks", json(0))},
+          {"submitted", printable(j.value("submitted", std::string()))}};
+}
+
+// What a Slurm query printed; nullopt with `why` set when it could not say (no Slurm here, no
+// accounting storage). squeue's "Invalid job id" means the jobs have left its memory: empty.
+std::optional<std::string> query(const std::vector<std::string>& argv, std::string& why) {
+  ProcessOptions po;
+  po.timeout_s = 60;
+  ProcessResult r;
+  try {
+    r = run_process(argv, po);
+  } catch (const std::exception&) {
+    why = argv[0] + " unavailable";
+    return std::nullopt;
+  }
+  if (r.ok()) return r.out;
+  if (r.exit_code > 0 && r.err.find("Invalid job id") != std::string::npos) return std::string();
+  const std::string first = r.err.substr(0, r.err.find('\n'));
+  why = fmt::format("{} failed ({}{})", argv[0], r.how_ended(), first.empty() ? "" : ": " + printable(first));
+  return std::nullopt;
+}
+
+// "RUNNING x2, PENDING x1" from lines "<jobid> <STATE>" whose job id is `job` or `job_<task>`.
 std::string states_of(const std::string& lines, const std::string& job) {
   std::map<std::string, int> count;
   std::istringstream in(lines);
   std::string id, state;
   while (in >> id >> state)
-    if (id == job || id.rfind(job + "_", 0) == 0) ++count[state];
+    if (id == job || id.rfind(job + "_", 0) == 0) ++count[printable(state)];
   std::vector<std::string> parts;
   for (auto& [s, n] : count) parts.push_back(n > 1 ? fmt::format("{} x{}", s, n) : s);
   return parts.empty() ? "" : fmt::format("{}", fmt::join(parts, ", "));
@@ -56,57 +117,74 @@ bool is_experiment_dir(const fs::path& d) {
   std::error_code ec;
   if (fs::exists(d / ".slurm", ec) || fs::exists(d / ".lock", ec)) return true;
   for (auto& e : fs::directory_iterator(d, ec))
-    if (e.is_directory() && (fs::exists(e.path() / "run.json") || fs::exists(e.path() / "run.partial.jsonl")))
+    if (e.is_directory(ec) && (fs::exists(e.path() / "run.json", ec) || fs::exists(e.path() / "run.partial.jsonl", ec)))
       return true;
   return false;
 }
 
-json experiment_status(const fs::path& dir) {
+// The status a run.json records, or "damaged" (named on stderr) when the checked reader refuses it.
+std::string recorded_status(const fs::path& file) {
+  try {
+    return read_run_file(file.string(), CurveMode::columns).doc["status"].get<std::string>();
+  } catch (const std::exception& ex) {
+    std::cerr << "warning: " << printable(ex.what()) << "\n";
+    return "damaged";
+  }
+}
+
+json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
   const std::string holder = FolderLock::holder(dir.string());
   std::map<std::string, std::string> run_status;  // run id -> status
   std::error_code ec;
   for (auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_directory() || e.path().filename().string().front() == '.') continue;
+    if (!e.is_directory(ec) || e.path().filename().string().front() == '.') continue;
     const std::string id = e.path().filename().string();
-    if (fs::exists(e.path() / "run.json")) {
-      try {
-        run_status[id] = read_run_file((e.path() / "run.json").string(), CurveMode::columns).doc["status"].get<std::string>();
-      } catch (const std::exception& ex) {
-        std::cerr << "warning: " << ex.what() << "\n";
-        run_status[id] = "damaged";
-      }
-    }
+    if (fs::exists(e.path() / "run.json", ec)) run_status[id] = recorded_status(e.path() / "run.json");
     // A partial log means a child is at work, or was killed with its parent (SIGKILL): then
     // nobody holds the folder's lock any more and the run counts as interrupted.
-    if (fs::exists(e.path() / "run.partial.jsonl")) run_status[id] = holder.empty() ? "interrupted" : "running";
+    if (fs::exists(e.path() / "run.partial.jsonl", ec)) run_status[id] = holder.empty() ? "interrupted" : "running";
   }
   json subs = json::array();
   std::vector<fs::path> subdirs;
   for (auto& e : fs::directory_iterator(dir / ".slurm", ec))
-    if (e.is_directory()) subdirs.push_back(e.path());
+    if (e.is_directory(ec)) subdirs.push_back(e.path());
   std::sort(subdirs.begin(), subdirs.end());
-  std::string jobs;
+  std::vector<std::string> jobs;
   for (auto& sd : subdirs) {
-    std::ifstream in(sd / "runs.txt");
-    std::string id;
-    while (std::getline(in, id))
-      if (!id.empty() && !run_status.count(id)) run_status[id] = "pending";
+    // The folder of a submission that sbatch refused (its scripts kept to see why): no jobs.
+    if (fs::symlink_status(sd / "submission.json", ec).type() == fs::file_type::not_found) {
+      subs.push_back({{"folder", printable(sd.string())}, {"submitted", false}});
+      continue;
+    }
     try {
-      json info = json::parse(read_file((sd / "submission.json").string()));
-      info["folder"] = sd.string();
+      if (fs::exists(sd / "runs.txt", ec)) {
+        std::istringstream in(read_data_file(sd / "runs.txt", 64u << 20));
+        std::string id;
+        while (std::getline(in, id))
+          if (!id.empty() && !run_status.count(id)) run_status[id] = "pending";
+      }
+      json info = read_submission(sd / "submission.json");
+      info["folder"] = printable(sd.string());
+      jobs.push_back(info["array_job"].get<std::string>());
+      jobs.push_back(info["report_job"].get<std::string>());
       subs.push_back(info);
-      jobs += (jobs.empty() ? "" : ",") + info.value("array_job", "") + "," + info.value("report_job", "");
-    } catch (...) {
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+      subs.push_back({{"folder", printable(sd.string())}, {"error", e.what()}});
     }
   }
   if (!jobs.empty()) {
-    const auto sq = query("squeue -h -r -j " + jobs + " -o '%i %T'");
-    const auto sa = query("sacct -n -X -P -j " + jobs + " -o JobID,State --delimiter=' '");
+    const std::string list = fmt::format("{}", fmt::join(jobs, ","));
+    std::string sq_why, sa_why;
+    const auto sq = query({"squeue", "-h", "-r", "-j", list, "-o", "%i %T"}, sq_why);
+    const auto sa = query({"sacct", "-n", "-X", "-P", "-j", list, "-o", "JobID,State", "--delimiter= "}, sa_why);
     for (auto& s : subs) {
+      if (!s.contains("array_job")) continue;
+      if (!sq) s["squeue_error"] = sq_why;
       for (const char* k : {"array_job", "report_job"}) {
-        const std::string job = s.value(k, "");
-        s[std::string(k) + "_squeue"] = sq ? json(states_of(*sq, job).empty() ? "not in the queue" : states_of(*sq, job))
-                                           : json("squeue unavailable");
+        const std::string job = s[k];
+        const std::string q = sq ? states_of(*sq, job) : "";
+        s[std::string(k) + "_squeue"] = sq ? json(q.empty() ? "not in the queue" : q) : json(nullptr);
         s[std::string(k) + "_sacct"] = sa ? states_of(*sa, job) : "";  // "": no accounting storage
       }
     }
@@ -114,8 +192,44 @@ json experiment_status(const fs::path& dir) {
   json counts = json::object();
   for (auto& s : kStatuses) counts[s] = 0;
   for (auto& [id, st] : run_status) counts[st] = counts.value(st, 0) + 1;
-  return {{"experiment", dir.filename().string()}, {"folder", dir.string()}, {"runs", run_status.size()},
-          {"counts", counts}, {"lock", holder}, {"slurm", subs}};
+  return {{"experiment", printable(dir.filename().string())},
+          {"folder", printable(dir.string())},
+          {"runs", run_status.size()},
+          {"counts", counts},
+          {"lock", printable(holder)},
+          {"slurm", subs}};
+}
+
+void print_text(const json& e) {
+  const json& c = e["counts"];
+  auto n = [&](const char* k) { return c[k].get<int>(); };
+  std::string line = fmt::format("{}: {} runs: {} finished ({} done, {} budget)", e["folder"].get<std::string>(),
+                                 e["runs"].get<int>(), n("done") + n("budget"), n("done"), n("budget"));
+  for (const char* k : {"diverged", "failed", "timeout", "interrupted", "running", "pending", "damaged"})
+    line += fmt::format(", {} {}", n(k), k);
+  std::cout << line << "\n";
+  if (!e["lock"].get<std::string>().empty()) std::cout << "  in use by " << e["lock"].get<std::string>() << "\n";
+  for (auto& s : e["slurm"]) {
+    if (s.contains("submitted") && s["submitted"] == false) {
+      std::cout << fmt::format("  slurm submission {}: not submitted (no submission.json: sbatch refused it)\n",
+                               s["folder"].get<std::string>());
+      continue;
+    }
+    if (s.contains("error")) {
+      std::cout << fmt::format("  slurm submission not read: {}\n", s["error"].get<std::string>());
+      continue;
+    }
+    auto job = [&](const char* k) {
+      const std::string sacct = s.value(std::string(k) + "_sacct", "");
+      const json sq = s.value(std::string(k) + "_squeue", json(nullptr));
+      return fmt::format("{}: {}{}", s[k].get<std::string>(),
+                         sq.is_string() ? sq.get<std::string>() + " (squeue)" : s.value("squeue_error", "squeue unavailable"),
+                         sacct.empty() ? "" : ", " + sacct + " (sacct)");
+    };
+    std::cout << fmt::format("  slurm submission of {} runs ({} tasks), {}: array job {}; report job {}\n",
+                             s["runs"].get<long long>(), s["tasks"].get<long long>(), s["submitted"].get<std::string>(),
+                             job("array_job"), job("report_job"));
+  }
 }
 
 }  // namespace
@@ -135,20 +249,22 @@ int status_main(const std::vector<std::string>& args) {
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << desc
-              << "\nFor each experiment under RESULTS (a results folder or one experiment's folder): how many runs are\n"
-                 "done, budget, diverged, failed, timeout, interrupted, running, pending (listed in a Slurm\n"
-                 "submission, not started) and damaged (a run.json that is not a valid run record: named on\n"
-                 "stderr), who holds the folder's lock, and for Slurm submissions the job ids\n"
-                 "with the states squeue and sacct report.\n";
+              << "\nFor each experiment under RESULTS (a results folder or one experiment's folder): how many runs\n"
+                 "finished (done: converged; budget: stopped by a limit of stop:), diverged, failed, timed out, were\n"
+                 "interrupted, are running, are pending (listed in a Slurm submission, not started) and are damaged\n"
+                 "(a run.json that is not a valid run record: named on stderr). Then who holds the folder's lock,\n"
+                 "and for Slurm submissions the job ids with the states squeue and sacct report.\n"
+                 "Exit status 0; 1 when a submission's record (.slurm/*/submission.json) cannot be read (named).\n";
     return 0;
   }
   if (inputs.empty()) throw po::error("no results folder given");
   json out = json::array();
+  std::vector<std::string> errors;
   for (auto& in : inputs) {
     const fs::path p(in);
     if (!fs::is_directory(p)) throw ConfigError(in + ": not a results folder");
     if (is_experiment_dir(p)) {
-      out.push_back(experiment_status(p));
+      out.push_back(experiment_status(p, errors));
       continue;
     }
     std::vector<fs::path> dirs;
@@ -156,29 +272,17 @@ int status_main(const std::vector<std::string>& args) {
       if (e.is_directory() && e.path().filename().string().front() != '.' && is_experiment_dir(e.path()))
         dirs.push_back(e.path());
     std::sort(dirs.begin(), dirs.end());
-    for (auto& d : dirs) out.push_back(experiment_status(d));
+    for (auto& d : dirs) out.push_back(experiment_status(d, errors));
   }
   if (vm.count("json")) {
     std::cout << out.dump(1) << "\n";
-    return 0;
+  } else {
+    if (out.empty()) std::cout << "no experiments found\n";
+    for (auto& e : out) print_text(e);
   }
-  if (out.empty()) std::cout << "no experiments found\n";
-  for (auto& e : out) {
-    std::vector<std::string> parts;
-    for (auto& s : kStatuses) parts.push_back(fmt::format("{} {}", e["counts"][s].get<int>(), s));
-    std::cout << fmt::format("{}: {} runs: {}\n", e["folder"].get<std::string>(), e["runs"].get<int>(),
-                             fmt::join(parts, ", "));
-    if (!e["lock"].get<std::string>().empty()) std::cout << "  in use by " << e["lock"].get<std::string>() << "\n";
-    for (auto& s : e["slurm"])
-      std::cout << fmt::format("  slurm submission of {} runs ({} tasks), {}: array job {}: {} (squeue){}; report job {}: "
-                               "{} (squeue){}\n",
-                               s.value("runs", 0), s.value("tasks", 0), s.value("submitted", ""),
-                               s.value("array_job", ""), s.value("array_job_squeue", ""),
-                               s.value("array_job_sacct", "").empty() ? "" : ", " + s.value("array_job_sacct", "") + " (sacct)",
-                               s.value("report_job", ""), s.value("report_job_squeue", ""),
-                               s.value("report_job_sacct", "").empty() ? "" : ", " + s.value("report_job_sacct", "") + " (sacct)");
-  }
-  return 0;
+  std::cout.flush();
+  for (auto& e : errors) std::cerr << "error: " << printable(e) << "\n";
+  return errors.empty() ? 0 : 1;
 }
 
 }  // namespace dualgap
