@@ -252,3 +252,42 @@ TEST_CASE("dualgap plugins, validate and describe go on past faulty libraries an
   CHECK(d.code == 0);
   CHECK(d.output.find("file: " DUALGAP_TEST_BROKEN_PLUGIN_DIR "/dualgap_test_solver.so") != std::string::npos);
 }
+
+TEST_CASE("plugins shows each plugin's file; describe shows the interfaces a plugin needs or offers") {
+  auto r = run_cli("plugins --kind solver", "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"");
+  CHECK(r.code == 0);
+  CHECK(r.output.find("file: " DUALGAP_TEST_BROKEN_PLUGIN_DIR "/dualgap_test_solver.so") != std::string::npos);
+  CHECK(run_cli("plugins --help").output.find("--paths") != std::string::npos);
+  const auto bcfw = registry().find(Kind::solver, "bcfw");
+  const auto multiclass = registry().find(Kind::oracle, "multiclass");
+  if (!bcfw || !multiclass) {
+    MESSAGE("skipped the interfaces: the built-in bcfw and multiclass plugins are not built");
+    return;
+  }
+  auto s = run_cli("describe bcfw");
+  INFO(s.output);
+  CHECK(s.output.find("needs: an oracle offering one of [structured]") != std::string::npos);
+  CHECK(s.output.find("oracles that do: ") != std::string::npos);
+  CHECK(s.output.find("multiclass") != std::string::npos);
+  auto o = run_cli("describe multiclass --kind oracle");
+  INFO(o.output);
+  CHECK(o.output.find("offers: [structured]") != std::string::npos);
+  CHECK(o.output.find("solvers that accept it: ") != std::string::npos);
+  CHECK(o.output.find("bcfw") != std::string::npos);
+}
+
+TEST_CASE("an unknown plugin that is in the source tree says how to build it") {
+  TempDir src, build;
+  write_text(src.path / "plugins" / "solver" / "my_solver" / "CMakeLists.txt", "dualgap_add_plugin(my_solver my_solver.cpp)\n");
+  CHECK(unbuilt_plugin_hint("my_solver", Kind::solver, src.str(), build.str()) ==
+        "the source tree has " + (src.path / "plugins" / "solver" / "my_solver").string() +
+            " but its plugin is not built: cmake --build " + build.str() + " --target dualgap_my_solver");
+  CHECK(unbuilt_plugin_hint("my_solver", std::nullopt, src.str(), build.str()).find("--target dualgap_my_solver") !=
+        std::string::npos);
+  CHECK(unbuilt_plugin_hint("my_solver", Kind::oracle, src.str(), build.str()).empty());  // another kind
+  CHECK(unbuilt_plugin_hint("other", Kind::solver, src.str(), build.str()).empty());
+  CHECK(unbuilt_plugin_hint("../solver/my_solver", std::nullopt, src.str(), build.str()).empty());  // names only
+  // The real tree: every built-in is built here, so its hint names nothing when one is missing
+  // from the plugin path only because another folder is asked for.
+  CHECK(unbuilt_plugin_hint("no_such_plugin_anywhere", std::nullopt).empty());
+}

@@ -159,12 +159,14 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
       const std::string builtin = e.path().stem().string().substr(std::string("dualgap_").size());
       CHECK_MESSAGE(r.output.find(builtin) != std::string::npos, builtin);
     }
+  CHECK(r.output.find("file: " + (plugins / "dualgap_options.so").string()) != std::string::npos);
   r = s.cli("plugins", t.path / "nowhere");
   CHECK(r.output.find("dualgap_options.so") == std::string::npos);
   r = s.cli("describe options", plugins);
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("normalize") != std::string::npos);
+  CHECK(r.output.find("offers: [structured]") != std::string::npos);
 
   // The generated experiments, with the built-in plugins they name.
   const fs::path builtin = s.libdir / "dualgap" / "plugins";

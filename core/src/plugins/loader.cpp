@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <boost/core/demangle.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <csignal>
@@ -308,9 +309,32 @@ const LoadedPlugin& PluginRegistry::get(Kind kind, const std::string& name) cons
   if (auto* p = find(kind, name)) return *p;
   std::string list;
   for (auto& n : names(kind)) list += (list.empty() ? "" : ", ") + n;
+  const std::string hint = unbuilt_plugin_hint(name, kind);
   throw std::runtime_error(std::string("no ") + to_string(kind) + " plugin named '" + name +
                            "' (available: " + (list.empty() ? "none" : list) +
-                           "; plugin folders: build dir, install dir, DUALGAP_PLUGIN_PATH)");
+                           "; plugin folders: build dir, install dir, DUALGAP_PLUGIN_PATH)" +
+                           (hint.empty() ? "" : "; " + hint));
+}
+
+std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind, const std::string& source_dir,
+                                const std::string& build_dir) {
+  // Plugin folder names are identifiers: anything else (a path, "..") is not looked up.
+  if (name.empty() || name.size() > 200 ||
+      !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    return "";
+  for (Kind k : {Kind::dataset, Kind::features, Kind::oracle, Kind::solver}) {
+    if (kind && k != *kind) continue;
+    const fs::path dir = fs::path(source_dir) / "plugins" / to_string(k) / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(dir / "CMakeLists.txt", ec)) continue;
+    return fmt::format("the source tree has {} but its plugin is not built: cmake --build {} --target dualgap_{}",
+                       dir.string(), build_dir, name);
+  }
+  return "";
+}
+
+std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind) {
+  return unbuilt_plugin_hint(name, kind, DUALGAP_SOURCE_DIR, fs::path(DUALGAP_BUILD_PLUGIN_DIR).parent_path().string());
 }
 
 PluginRegistry& registry() {

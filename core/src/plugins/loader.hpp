@@ -3,6 +3,7 @@
 
 #include <boost/dll/shared_library.hpp>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,6 +89,14 @@ class DUALGAP_API PluginRegistry {
   std::vector<std::string> problems_;
   std::vector<std::string> warnings_;
 };
+
+/// When no plugin `name` (of `kind`, or of any kind) is loaded but the source tree holds
+/// plugins/<kind>/<name>/CMakeLists.txt, how to build it: "the source tree has
+/// <dir> but its plugin is not built: cmake --build <build> --target dualgap_<name>"; else "".
+/// The folders default to those this dualgap was built from.
+DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind);
+DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind,
+                                            const std::string& source_dir, const std::string& build_dir);
 
 /// The process-wide registry, scanned on first use over default_search_path().
 DUALGAP_API PluginRegistry& registry();
