@@ -27,7 +27,7 @@
 
 namespace {
 
-class MyChain final : public dualgap::StructuredOracle {
+class MyChainOracle final : public dualgap::StructuredOracle {
  public:
   struct Options {  // parameters: defaults here, one bind() line each (dualgap/options.hpp)
     bool normalize = true;
@@ -35,7 +35,7 @@ class MyChain final : public dualgap::StructuredOracle {
       b.field(&Options::normalize, "normalize", "divide the Hamming loss by the number of units of the example");
     }
   };
-  explicit MyChain(const Options& o) : o_(o) {}
+  explicit MyChainOracle(const Options& o) : o_(o) {}
 
   bool uses_transitions() const override { return true; }
 
@@ -90,7 +90,7 @@ class MyChain final : public dualgap::StructuredOracle {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_oracle<MyChain>(
+  return dualgap::describe_oracle<MyChainOracle>(
       "my_chain", "0.1.0", "Linear-chain max-oracle by Viterbi with Hamming loss (Shah et al., CVPR 2015, App. A)");
 }
 

@@ -6,8 +6,8 @@
 //
 // Placeholders in a command: {cfg} configs/, {data} data/, {tmp} a fresh folder per case,
 // {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
-// shadowing copy of a plugin, a copy of data/runs). Leading NAME=VALUE words are environment
-// variables.
+// shadowing copy of a plugin, libraries that fail while they load, a copy of data/runs). Leading
+// NAME=VALUE words are environment variables.
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -109,6 +109,18 @@ void generate(const fs::path& gen) {
     fs::resize_file(gen / "huge.yaml", (std::uintmax_t{17} << 20));
   }
   REQUIRE(mkfifo((gen / "fifo.yaml").c_str(), 0600) == 0);
+  // Libraries that crash, exit or throw while they load, or export the entry symbol as something
+  // else than DUALGAP_PLUGIN's data object (tests/core/plugins/load_fault.cpp): each in a folder
+  // of its own (fault_<name>), and all of them together (faults).
+  fs::create_directories(gen / "faults");
+  for (const char* f : {"crash", "abort", "exit", "throw", "function_symbol", "small_object", "null_pointer",
+                        "data_pointer", "crash_no_symbol"}) {
+    const fs::path so = fs::path(DUALGAP_TEST_FAULTY_PLUGIN_DIR) / (std::string("dualgap_fault_") + f + ".so");
+    REQUIRE(fs::exists(so));
+    fs::create_directories(gen / ("fault_" + std::string(f)));
+    fs::copy_file(so, gen / ("fault_" + std::string(f)) / so.filename());
+    fs::copy_file(so, gen / "faults" / so.filename());
+  }
 }
 
 Outcome run(const Case& c, const fs::path& gen, const fs::path& tmp) {

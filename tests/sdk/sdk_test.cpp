@@ -5,6 +5,7 @@
 // not compile; a plugin stamped with another API version is refused with a clear message.
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <type_traits>
 
@@ -102,6 +103,11 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
   dualgap::test::TempDir t;
   const fs::path src = t.path / "probes", bin = t.path / "build", plugins = bin / "plugins";
   const char* kinds[] = {"oracle", "solver", "dataset", "features"};
+  // Names that each broke a skeleton before its class took the kind's word: a class Options
+  // holding its struct Options, a class Sampling beside the solver's enum Sampling; a keyword;
+  // a YAML boolean (the generated experiment said `plugin: true`, not the name).
+  const std::map<std::string, std::string> name_of = {
+      {"oracle", "options"}, {"solver", "sampling"}, {"dataset", "class"}, {"features", "true"}};
   // One project holding the four generated folders: each generated CMakeLists.txt also works
   // below a project that has already found dualgap (as inside the dualgap tree).
   fs::create_directories(src);
@@ -113,19 +119,19 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
                                            "  add_subdirectory(probe_${k})\n"
                                            "endforeach()\n";
   for (const std::string kind : kinds) {
-    const std::string name = "probe_" + kind;
-    auto r = scaffold(kind, name, src / name);
+    const std::string name = name_of.at(kind), dir = "probe_" + kind;
+    auto r = scaffold(kind, name, src / dir);
     INFO(r.output);
     REQUIRE(r.status == 0);
     for (const std::string f : {name + ".cpp", std::string("CMakeLists.txt"), std::string("README.md"),
                                 std::string("experiment.yaml"), "test_" + name + ".cpp"})
-      CHECK(fs::exists(src / name / f));
+      CHECK(fs::exists(src / dir / f));
   }
 
   auto r = s.build(src, bin);
   INFO(r.output);
   REQUIRE(r.status == 0);
-  for (const std::string kind : kinds) REQUIRE(fs::exists(plugins / ("dualgap_probe_" + kind + ".so")));
+  for (const std::string kind : kinds) REQUIRE(fs::exists(plugins / ("dualgap_" + name_of.at(kind) + ".so")));
 
   // The generated doctest files: conformance, the oracle against brute force, a solver run...
   r = sh(std::string(DUALGAP_TEST_CTEST) + " --test-dir " + q(bin) + " --output-on-failure");
@@ -134,31 +140,33 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
   CHECK(r.output.find("100% tests passed, 0 tests failed out of 4") != std::string::npos);
 
   // Hidden visibility: the plugin exports its one entry point, not its classes.
-  r = sh("nm -D --defined-only -C " + q(plugins / "dualgap_probe_oracle.so"));
+  r = sh("nm -D --defined-only -C " + q(plugins / "dualgap_options.so"));
   CHECK(r.output.find("dualgap_plugin") != std::string::npos);
-  CHECK(r.output.find("ProbeOracle") == std::string::npos);
+  CHECK(r.output.find(dualgap::scaffold::class_name("oracle", "options")) == std::string::npos);
 
   // The same file loads in this process, stamped with this API version.
-  auto lp = dualgap::load_plugin_file((plugins / "dualgap_probe_oracle.so").string());
-  CHECK(lp.name() == "probe_oracle");
+  auto lp = dualgap::load_plugin_file((plugins / "dualgap_options.so").string());
+  CHECK(lp.name() == "options");
   CHECK(lp.kind() == dualgap::Kind::oracle);
 
   // The installed CLI lists and describes them from DUALGAP_PLUGIN_PATH, beside the built-ins.
   r = s.cli("plugins", plugins);
   INFO(r.output);
   CHECK(r.status == 0);
-  for (const std::string kind : kinds) CHECK(r.output.find("probe_" + kind) != std::string::npos);
+  for (const std::string kind : kinds) CHECK(r.output.find("\n  " + name_of.at(kind) + " ") != std::string::npos);
   for (const auto& e : fs::directory_iterator(s.libdir / "dualgap" / "plugins"))  // and the built-ins
     if (e.path().extension() == ".so") {
       const std::string builtin = e.path().stem().string().substr(std::string("dualgap_").size());
       CHECK_MESSAGE(r.output.find(builtin) != std::string::npos, builtin);
     }
+  CHECK(r.output.find("file: " + (plugins / "dualgap_options.so").string()) != std::string::npos);
   r = s.cli("plugins", t.path / "nowhere");
-  CHECK(r.output.find("probe_oracle") == std::string::npos);
-  r = s.cli("describe probe_oracle", plugins);
+  CHECK(r.output.find("dualgap_options.so") == std::string::npos);
+  r = s.cli("describe options", plugins);
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find("normalize") != std::string::npos);
+  CHECK(r.output.find("offers: [structured]") != std::string::npos);
 
   // The generated experiments, with the built-in plugins they name.
   const fs::path builtin = s.libdir / "dualgap" / "plugins";
@@ -168,8 +176,8 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
       return;
     }
   for (const std::string kind : kinds) {
-    const std::string name = "probe_" + kind;
-    r = s.cli("run " + q(src / name / "experiment.yaml") + " --out " + q(t.path / "results"), plugins);
+    const std::string name = name_of.at(kind);
+    r = s.cli("run " + q(src / ("probe_" + kind) / "experiment.yaml") + " --out " + q(t.path / "results"), plugins);
     INFO(r.output);
     CHECK(r.status == 0);
     int runs = 0;

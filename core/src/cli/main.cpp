@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "check/claims.hpp"
@@ -67,14 +69,18 @@ void print_problems(const PluginRegistry& reg) {
 }
 
 int cmd_plugins(const std::vector<std::string>& args) {
-  po::options_description desc("dualgap plugins [--kind KIND] [--json]");
+  po::options_description desc("dualgap plugins [--kind KIND] [--json] [--paths]");
   desc.add_options()("help,h", "this help")("kind", po::value<std::string>(), "dataset, features, oracle or solver")(
-      "json", "machine-readable output")("paths", "also print the folders searched");
+      "json", "machine-readable output")("paths", "also print the folders searched, in order");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
-    std::cout << desc << "\nLists every plugin found on the plugin path, and files that failed to load.\n";
+    std::cout << desc
+              << "\nLists every plugin found on the plugin path with its file, and the files that failed to load\n"
+                 "(each is loaded in a separate process first: one that crashes or exits is named, not loaded).\n"
+                 "Plugin path: the build tree, the install tree, then the folders of DUALGAP_PLUGIN_PATH\n"
+                 "(colon-separated); a later folder wins when two plugins of a kind have one name.\n";
     return 0;
   }
   std::optional<Kind> only;
@@ -104,12 +110,39 @@ int cmd_plugins(const std::vector<std::string>& args) {
     std::cout << to_string(k) << ":\n";
     for (auto& p : reg.plugins())
       if (p.kind() == k)
-        std::cout << fmt::format("  {:<22} {:<7} {}\n", p.name(), p.description->version, p.description->summary);
+        std::cout << fmt::format("  {:<22} {:<7} {}\n  {:<22} {:<7} file: {}\n", p.name(), p.description->version,
+                                 p.description->summary, "", "", p.path);
   }
   if (vm.count("paths"))
     for (auto& d : PluginRegistry::default_search_path()) std::cout << "searched: " << d << "\n";
   print_problems(reg);
   return 0;
+}
+
+/// What a solver needs from an oracle, or what an oracle offers, and the loaded plugins on the
+/// other side (the pairing `validate` checks).
+void print_interfaces(const PluginDescription& d, const PluginRegistry& reg) {
+  auto shares = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+  };
+  auto others = [&](Kind k, const std::function<bool(const PluginDescription&)>& keep) {
+    std::vector<std::string> out;
+    for (auto& p : reg.plugins())
+      if (p.kind() == k && keep(*p.description)) out.push_back(p.name());
+    std::sort(out.begin(), out.end());
+    return out.empty() ? std::string("none loaded") : fmt::format("{}", fmt::join(out, ", "));
+  };
+  if (d.kind == Kind::solver) {
+    if (d.accepts.empty())
+      std::cout << "  needs: no oracle interface (it runs with any oracle, or none)\n";
+    else
+      std::cout << fmt::format("  needs: an oracle offering one of [{}]\n    oracles that do: {}\n",
+                               fmt::join(d.accepts, ", "),
+                               others(Kind::oracle, [&](const PluginDescription& o) { return shares(d.accepts, o.interfaces); }));
+  } else if (d.kind == Kind::oracle) {
+    std::cout << fmt::format("  offers: [{}]\n    solvers that accept it: {}\n", fmt::join(d.interfaces, ", "),
+                             others(Kind::solver, [&](const PluginDescription& sv) { return shares(sv.accepts, d.interfaces); }));
+  }
 }
 
 int cmd_describe(const std::vector<std::string>& args) {
@@ -122,7 +155,10 @@ int cmd_describe(const std::vector<std::string>& args) {
   po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") || !vm.count("plugin")) {
-    std::cout << desc << "\nPrints the summary and the parameter schema (name, type, default, range, doc).\n";
+    std::cout << desc
+              << "\nPrints the summary, the plugin's file, the oracle interfaces a solver needs or an oracle\n"
+                 "offers (with the loaded plugins on the other side) and the parameter schema (name, type,\n"
+                 "default, range, doc).\n";
     return vm.count("help") ? 0 : 2;
   }
   auto& reg = registry();
@@ -133,14 +169,21 @@ int cmd_describe(const std::vector<std::string>& args) {
     std::erase_if(found, [&](auto* p) { return p->kind() != k; });
   }
   if (found.empty()) {
-    std::cerr << "dualgap describe: no plugin named '" << vm["plugin"].as<std::string>()
-              << "' (see 'dualgap plugins')\n";
+    const std::string name = vm["plugin"].as<std::string>();
+    std::optional<Kind> kind;
+    if (Kind k; vm.count("kind") && parse_kind(vm["kind"].as<std::string>(), k)) kind = k;
+    const std::string hint = unbuilt_plugin_hint(name, kind);
+    std::cerr << "dualgap describe: no plugin named '" << printable(name) << "' (see 'dualgap plugins')"
+              << (hint.empty() ? "" : "; " + hint) << "\n";
+    print_problems(reg);
     return 2;
   }
   for (auto* p : found) {
     const auto& d = *p->description;
-    std::cout << fmt::format("{} ({} plugin, version {})\n  {}\n  file: {}\n\nparameters:\n", d.name, to_string(d.kind),
-                             d.version, d.summary, p->path);
+    std::cout << fmt::format("{} ({} plugin, version {})\n  {}\n  file: {}\n", d.name, to_string(d.kind), d.version,
+                             d.summary, p->path);
+    print_interfaces(d, reg);
+    std::cout << "\nparameters:\n";
     if (d.params.empty()) std::cout << "  (none)\n";
     for (auto& s : d.params) {
       std::string range;

@@ -294,9 +294,12 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
                                   to_string(kind), fmt::join(reg.names(kind), ", ")));
   const std::string name = section["plugin"];
   const LoadedPlugin* p = reg.find(kind, name);
-  if (!p)
-    throw ConfigError(fmt::format("{}: unknown {} plugin '{}' (available: {})", doc.locate(pointer + "/plugin"),
-                                  to_string(kind), name, fmt::join(reg.names(kind), ", ")));
+  if (!p) {
+    const std::string hint = unbuilt_plugin_hint(name, kind);
+    throw ConfigError(fmt::format("{}: unknown {} plugin '{}' (available: {}){}", doc.locate(pointer + "/plugin"),
+                                  to_string(kind), name, fmt::join(reg.names(kind), ", "),
+                                  hint.empty() ? "" : "; " + hint));
+  }
   json given = json::object();
   std::string params_pointer = pointer;
   for (auto& [k, v] : section.items()) {

@@ -3,17 +3,31 @@
 
 #include <boost/dll/shared_library.hpp>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dualgap/plugin.hpp"
+#include "plugins/probe.hpp"
 
 namespace dualgap {
 
 class PluginLoadError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// The library's own code failed while it loaded (an exception out of a constructor or out of
+/// its description function): `cause` says how ("threw std::runtime_error: ...").
+class PluginFault : public PluginLoadError {
+ public:
+  PluginFault(const std::string& path, std::string cause)
+      : PluginLoadError(path + ": not loaded: loading it " + cause), cause_(std::move(cause)) {}
+  const std::string& cause() const { return cause_; }
+
+ private:
+  std::string cause_;
 };
 
 struct LoadedPlugin {
@@ -24,8 +38,10 @@ struct LoadedPlugin {
   Kind kind() const { return description->kind; }
 };
 
-/// Loads one plugin file. Throws PluginLoadError naming the file and the reason (not a shared
-/// library, no `dualgap_plugin` symbol, built for another API version).
+/// Loads one plugin file in this process. Throws PluginLoadError naming the file and the reason
+/// (not a shared library, no `dualgap_plugin` data symbol, built for another API version). A
+/// crash or exit() while it loads prints the file's name (PluginRegistry::scan keeps such files
+/// out of the process altogether).
 DUALGAP_API LoadedPlugin load_plugin_file(const std::string& path);
 
 /// Creates an object of the plugin; the object keeps the plugin's library loaded.
@@ -46,8 +62,10 @@ class DUALGAP_API PluginRegistry {
   /// The build dir's plugin folder, the install dir (relative to the executable), then each
   /// folder of DUALGAP_PLUGIN_PATH (colon-separated). Later folders win on name clashes.
   static std::vector<std::string> default_search_path();
-  /// Loads every *.so in the folders. Files that fail to load are reported in `problems`.
-  void scan(const std::vector<std::string>& dirs);
+  /// Loads every *.so in the folders. Files that fail to load are reported in `problems`, each
+  /// naming the file; so is a file whose loading crashes, calls exit() or hangs, which every file
+  /// is first loaded in a child process to find out (plugins/probe.hpp).
+  void scan(const std::vector<std::string>& dirs, const ProbeOptions& probe = {});
   void add(LoadedPlugin p);
   /// Throws std::runtime_error listing the available plugins of that kind when missing.
   const LoadedPlugin& get(Kind kind, const std::string& name) const;
@@ -71,6 +89,14 @@ class DUALGAP_API PluginRegistry {
   std::vector<std::string> problems_;
   std::vector<std::string> warnings_;
 };
+
+/// When no plugin `name` (of `kind`, or of any kind) is loaded but the source tree holds
+/// plugins/<kind>/<name>/CMakeLists.txt, how to build it: "the source tree has
+/// <dir> but its plugin is not built: cmake --build <build> --target dualgap_<name>"; else "".
+/// The folders default to those this dualgap was built from.
+DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind);
+DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind,
+                                            const std::string& source_dir, const std::string& build_dir);
 
 /// The process-wide registry, scanned on first use over default_search_path().
 DUALGAP_API PluginRegistry& registry();

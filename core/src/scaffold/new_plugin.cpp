@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "base/output_option.hpp"
+#include "base/util.hpp"  // printable
 #include "dualgap/plugin.hpp"
 
 namespace dualgap::scaffold {
@@ -19,6 +20,8 @@ namespace po = boost::program_options;
 namespace {
 
 const char* const kKinds[] = {"dataset", "features", "oracle", "solver"};
+
+#define NAME_RULE "lower case letters, digits and '_', starting with a letter, at most 64 characters"
 
 bool known_kind(const std::string& k) {
   for (const char* s : kKinds)
@@ -57,8 +60,10 @@ const char* kUsage =
     "\n"
     "Writes a working plugin skeleton of KIND (dataset, features, oracle, solver) named NAME\n"
     "into DIR (default ./NAME): NAME.cpp, CMakeLists.txt, README.md, experiment.yaml and\n"
-    "test_NAME.cpp. It builds unchanged, inside the dualgap tree (plugins/KIND/NAME) or on its\n"
-    "own against an installed dualgap:\n"
+    "test_NAME.cpp. NAME: " NAME_RULE ".\n"
+    "The plugin's class is NAME in CamelCase ending in the kind (my_chain: MyChainOracle), a form\n"
+    "no other name of the skeleton takes, so any such NAME builds unchanged, inside the dualgap\n"
+    "tree (plugins/KIND/NAME) or on its own against an installed dualgap:\n"
     "  cmake -S NAME -B NAME/build -DCMAKE_PREFIX_PATH=<dualgap prefix> && cmake --build NAME/build\n"
     "  ctest --test-dir NAME/build\n"
     "  DUALGAP_PLUGIN_PATH=$PWD/NAME/build/plugins dualgap describe NAME\n"
@@ -71,6 +76,13 @@ bool valid_plugin_name(const std::string& name) {
   for (char c : name)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
+}
+
+std::string class_name(const std::string& kind, const std::string& name) {
+  std::string suffix = camel_case(kind);  // Dataset, Features, Oracle, Solver
+  std::string c = camel_case(name);
+  if (c.size() >= suffix.size() && c.compare(c.size() - suffix.size(), suffix.size(), suffix) == 0) return c;
+  return c + suffix;
 }
 
 std::string camel_case(const std::string& name) {
@@ -104,9 +116,7 @@ std::vector<std::string> template_search_path() {
 std::map<std::string, std::string> render_skeleton(const std::string& kind,
                                                    const std::string& name) {
   if (!known_kind(kind)) throw std::invalid_argument("unknown plugin kind '" + kind + "'");
-  if (!valid_plugin_name(name))
-    throw std::invalid_argument("invalid plugin name '" + name +
-                                "': use lower case letters, digits and '_', starting with a letter");
+  if (!valid_plugin_name(name)) throw std::invalid_argument("invalid plugin name '" + name + "': use " NAME_RULE);
   const fs::path root = find_templates(kind);
   std::map<std::string, std::string> files;
   // common/ first, then the kind's own files (which override common ones of the same name).
@@ -129,7 +139,7 @@ std::map<std::string, std::string> render_skeleton(const std::string& kind,
     }
   for (auto& [rel, text] : files) {
     text = replace_all(text, "@NAME@", name);
-    text = replace_all(text, "@CLASS@", camel_case(name));
+    text = replace_all(text, "@CLASS@", class_name(kind, name));
     text = replace_all(text, "@KIND@", kind);
     text = replace_all(text, "@VERSION@", kVersion);
     text = replace_all(text, "@API_VERSION@", std::to_string(kApiVersion));
@@ -172,8 +182,7 @@ int new_plugin_main(const std::vector<std::string>& args) {
     return 2;
   }
   if (!valid_plugin_name(name)) {
-    std::cerr << "dualgap new-plugin: invalid name '" << name
-              << "': use lower case letters, digits and '_', starting with a letter (e.g. my_oracle)\n";
+    std::cerr << "dualgap new-plugin: invalid name '" << printable(name) << "': use " NAME_RULE " (e.g. my_oracle)\n";
     return 2;
   }
   try {

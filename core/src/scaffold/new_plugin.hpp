@@ -6,8 +6,14 @@
 // comments, a CMakeLists.txt that builds both inside the dualgap tree and against an installed
 // dualgap (find_package(dualgap)), a README with the sections a plugin README needs, an
 // experiment YAML that uses the plugin, and a doctest file with the conformance checks (and,
-// for an oracle, the brute-force check). Placeholders: @NAME@ (plugin name), @CLASS@
-// (CamelCase name), @KIND@, @VERSION@ (dualgap version), @API_VERSION@.
+// for an oracle, the brute-force check). Placeholders: @NAME@ (plugin name), @CLASS@ (the
+// plugin's class, class_name()), @KIND@, @VERSION@ (dualgap version), @API_VERSION@.
+//
+// The class name is the one identifier of the generated code made from NAME (elsewhere NAME is
+// in strings, file and CMake target names), and it always ends in the kind's word: no other
+// identifier of a kind's templates has that form (the SDK test checks the templates), so no
+// NAME can make the skeleton meet a name of its own, the SDK's, the standard library's or a
+// keyword.
 #pragma once
 
 #include <map>
@@ -33,6 +39,9 @@ DUALGAP_API std::map<std::string, std::string> render_skeleton(const std::string
 
 /// "my_oracle" -> "MyOracle".
 DUALGAP_API std::string camel_case(const std::string& name);
+/// The class of a skeleton: camel_case(name) ending in the kind's word, added unless it is
+/// there ("my_chain", oracle -> "MyChainOracle"; "my_oracle", oracle -> "MyOracle").
+DUALGAP_API std::string class_name(const std::string& kind, const std::string& name);
 /// Plugin names: [a-z][a-z0-9_]*, at most 64 characters.
 DUALGAP_API bool valid_plugin_name(const std::string& name);
 
