@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
+#include "base/files.hpp"
 #include "run/run_files.hpp"
 #include "base/hash.hpp"
 
@@ -173,7 +174,7 @@ void fill_solver_index(std::vector<Run>& runs) {
       try {
         // yaml-cpp directly, not load_yaml: only the names are needed, and ${VAR} expansion
         // would fail where the experiment's variables (DUALGAP_DATA) are not set.
-        const YAML::Node doc = YAML::LoadFile(file);
+        const YAML::Node doc = YAML::Load(read_file(file));  // a FIFO there is refused, not waited on
         if (doc["solvers"] && doc["solvers"].IsSequence())
           for (const auto& s : doc["solvers"])
             names.push_back(s.IsMap() && s["name"] && s["name"].IsScalar() ? s["name"].as<std::string>() : "");

@@ -117,6 +117,8 @@ LocatedJson load_yaml(const std::string& path) {
     root = YAML::Load(std::regex_replace(read_file(path), var_re, "$$($1)"));
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", mark_str(path, e.mark), e.msg));
+  } catch (const FileError& e) {  // a FIFO, device or folder given as the experiment file
+    throw ConfigError(e.what());
   }
   try {
     out.value = convert(root, path, "", out.where);

@@ -87,7 +87,11 @@ json experiment_status(const fs::path& dir) {
   std::sort(subdirs.begin(), subdirs.end());
   std::string jobs;
   for (auto& sd : subdirs) {
-    std::ifstream in(sd / "runs.txt");
+    std::istringstream in;  // read whole: a FIFO or device planted there is refused, not waited on
+    try {
+      in.str(read_file((sd / "runs.txt").string()));
+    } catch (const std::exception&) {
+    }
     std::string id;
     while (std::getline(in, id))
       if (!id.empty() && !run_status.count(id)) run_status[id] = "pending";
