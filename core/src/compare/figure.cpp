@@ -5,17 +5,21 @@
 // objective and test error (Figures 2/3 of the sparse BCD paper). The spec carries data and
 // choices (style, size, band); plot_figure.py carries the look of each style.
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "base/files.hpp"
 #include "compare/model.hpp"
 
 extern char** environ;
@@ -228,39 +232,51 @@ void write_figure(const json& spec, const std::string& out_path) {
   // Debian's python3-matplotlib lives with the system interpreter, not a pyenv/venv one.
   const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
 
-  std::string tmpl = (fs::temp_directory_path() / "dualgap-figure-XXXXXX.json").string();
-  int fd = mkstemps(tmpl.data(), 5);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the figure spec");
-  close(fd);
-  struct Remove {
-    std::string p;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(p, ec);
-    }
-  } remove{tmpl};
-  {
-    std::ofstream f(tmpl);
-    f << spec.dump();
-    if (!f) throw std::runtime_error("cannot write " + tmpl);
+  // The plotter gets two open descriptors and no path: the spec in an anonymous memory file (no
+  // temporary on disk), the figure's AtomicFile in the figure's folder. The figure takes its
+  // name only after the plotter succeeded, so a failed plot (a full disk, a traceback) leaves
+  // the old figure as it was and no partial file.
+  json with_format = spec;
+  std::string ext = fs::path(out_path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  with_format["format"] = ext;
+  const std::string text = with_format.dump();
+  Fd spec_fd(memfd_create("dualgap-figure-spec", MFD_CLOEXEC));
+  if (!spec_fd) throw FileError(out_path, "cannot create the figure's spec", errno);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(spec_fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw FileError(out_path, "cannot write the figure's spec", n < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(n);
   }
-  std::vector<std::string> argv_s = {python, script, tmpl, out_path};
+  if (::lseek(spec_fd.get(), 0, SEEK_SET) != 0) throw FileError(out_path, "cannot rewind the figure's spec", errno);
+  AtomicFile out(out_path);
+  const int out_fd = out.fd();
+  // the child's descriptors: above both sources, so that one dup2 never closes the other's source
+  const int spec_child = std::max(spec_fd.get(), out_fd) + 1, out_child = spec_child + 1;
+  std::vector<std::string> argv_s = {python, script, fmt::format("fd:{}", spec_child), fmt::format("fd:{}", out_child)};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, spec_fd.get(), spec_child);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, out_child);
   pid_t pid;
-  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot run " + python);
+  const int rc = posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(fmt::format("cannot run {}: {}", python, std::strerror(rc)));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error("waitpid failed");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(fmt::format("{} {} failed (exit status {})", python, script,
-                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-  std::error_code ec;
-  if (!fs::exists(out_path, ec) || fs::file_size(out_path, ec) == 0)
+    throw std::runtime_error(fmt::format("{} {} failed (exit status {}); {} was not written", python, script,
+                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1, out_path));
+  struct stat st {};
+  if (::fstat(out_fd, &st) != 0 || st.st_size == 0)
     throw std::runtime_error(out_path + ": the plotting script wrote nothing");
+  out.commit();
 }
 
 }  // namespace dualgap::compare
