@@ -162,9 +162,6 @@ void generate_results(const fs::path& gen) {
   replace_iterate("ev_folder", [](const fs::path& p) { fs::create_directories(p); });
   replace_iterate("ev_device", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); });
   edit_run("ev_no_hashes", [](dualgap::json& j) { j.erase("data_hashes"); });
-  edit_run("ev_saved_empty", [](dualgap::json& j) { j["iterates"]["saved"] = dualgap::json::array(); });
-  edit_run("ev_no_config", [](dualgap::json& j) { j.erase("config"); });
-  edit_run("ev_curve_string", [](dualgap::json& j) { j["curve"] = "x"; });
   copy("evalchanged", "ev_changed");
   copy("evalchanged", "ev_changed_allowed");
   // evaluate and run with the folder's lock file replaced by something else

@@ -68,14 +68,15 @@ struct DataChanged : std::runtime_error {
 /// The data files of the run whose content hash now differs from the one run.json recorded
 /// (keys overridden by --data are not compared: they are meant to differ). Each entry: key,
 /// path, recorded, now (null: none recorded / no such file now).
-json changed_data(const json& run, const json& data_now, const std::vector<std::pair<std::string, std::string>>& data) {
+json changed_data(const json& run, const json& data_now, const std::vector<std::pair<std::string, std::string>>& data,
+                  const PluginRegistry& reg) {
   auto overridden = [&](const std::string& key) {
     for (const auto& [k, v] : data)
       if (key == "params." + k || key.rfind("params." + k + ".", 0) == 0) return true;
     return false;
   };
   json changes = json::array();
-  const json now = data_hashes(data_now);
+  const json now = data_hashes(data_now, reg);
   const json recorded = run.contains("data_hashes") ? run["data_hashes"] : json(nullptr);
   if (!recorded.is_object()) {
     // a run.json that records no hashes (an older dualgap, or edited): nothing can be compared
@@ -104,7 +105,7 @@ std::string describe_changes(const json& changes) {
   std::string out;
   for (const auto& c : changes)
     out += fmt::format("\n  {} (data.{}): content hash now {}, recorded by the run {}", c["path"].get<std::string>(),
-                       c["key"].get<std::string>(), c["now"].is_null() ? "(no such file)" : c["now"].get<std::string>(),
+                       c["key"].get<std::string>(), c["now"].is_null() ? "(none: no such file or folder, or too large to hash)" : c["now"].get<std::string>(),
                        c["recorded"].is_null() ? "(none: run.json records no data hashes)" : c["recorded"].get<std::string>());
   return out;
 }
@@ -122,8 +123,10 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   check_run_config(checked);
   json run = std::move(checked.doc);
   json cfg = run.at("config");
+  // The dataset plugin first: its path parameters are the data whose hashes are compared, and an
+  // unknown plugin fails here, before any file the run names is read.
+  const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
   for (auto& [k, v] : data) {
-    const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
     bool known = false;
     for (auto& spec : data_schema(dp.description->params)) known = known || spec.name == k;
     if (!known)
@@ -131,7 +134,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
                                     cfg["data"]["plugin"].get<std::string>()));
     cfg["data"]["params"][k] = v;
   }
-  const json changes = changed_data(run, cfg["data"], data);
+  const json changes = changed_data(run, cfg["data"], data, reg);
   if (!changes.empty() && !allow_changed_data)
     throw DataChanged(fmt::format("the data changed since the run, re-scoring would mix two data sets:{}\n"
                                   "(--allow-changed-data re-scores anyway and records this in the evaluation)",

@@ -62,7 +62,7 @@ json environment_json() {
   return e;
 }
 
-json base_json(const RunSpec& run, const std::string& hash) {
+json base_json(const RunSpec& run, const std::string& hash, const PluginRegistry& reg) {
   json j{{"schema", "dualgap.run/2"},
               {"experiment", run.experiment},
               {"run_id", run.run_id},
@@ -76,7 +76,7 @@ json base_json(const RunSpec& run, const std::string& hash) {
               {"approximate", false},
               {"config", run.config},
               {"config_hash", hash}};
-  j["data_hashes"] = data_hashes(run.config["data"]);
+  j["data_hashes"] = data_hashes(run.config["data"], reg);
   return j;
 }
 
@@ -95,15 +95,18 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   out["objective_key"] = k.hex();
 }
 
+// Folders are hashed file by file up to this many files: a path parameter naming a huge tree
+// (a crafted run.json naming "/") must not make evaluate or run read a whole file system.
+constexpr std::size_t kMaxFolderFiles = 100000;
 
-
-
-// The content hash of a folder: its regular files' relative names and hashes, in name order.
+// The content hash of a folder: its regular files' relative names and hashes, in name order
+// (empty when it holds more than kMaxFolderFiles files).
 std::pair<std::string, std::size_t> folder_hash(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file(ec)) files.push_back(it->path());
+    if (it->is_regular_file(ec) && files.size() <= kMaxFolderFiles) files.push_back(it->path());
+  if (files.size() > kMaxFolderFiles) return {"", files.size()};
   std::sort(files.begin(), files.end());
   Hash64 h;
   for (const auto& f : files) {
@@ -113,43 +116,43 @@ std::pair<std::string, std::size_t> folder_hash(const fs::path& dir) {
   return {h.hex(), files.size()};
 }
 
-void hash_data_paths(const json& j, const std::string& key, json& out) {
-  if (j.is_string()) {
-    const std::string s = j;
-    std::error_code ec;
-    if (s.empty() || s.size() >= 4096) return;
-    const auto st = fs::status(s, ec);
-    if (ec) return;
-    const std::string path = fs::weakly_canonical(s, ec).string();
-    if (fs::is_regular_file(st)) {
-      out[key] = {{"path", path}, {"xxh3", file_hash_hex(s)}};
-    } else if (fs::is_directory(st)) {
-      const auto [hash, n] = folder_hash(s);
-      out[key] = {{"path", path}, {"xxh3", hash}, {"files", n}};
-    }
-  } else if (j.is_object()) {
-    for (const auto& [k, v] : j.items())
-      if (!(key.empty() && k == "plugin")) hash_data_paths(v, key.empty() ? k : key + "." + k, out);
-  } else if (j.is_array()) {
-    for (std::size_t i = 0; i < j.size(); ++i) hash_data_paths(j[i], key + "." + std::to_string(i), out);
-  }
-}
-
 }  // namespace
 
-json data_hashes(const json& data_section) {
+json data_hashes(const json& data_section, const PluginRegistry& reg) {
   // Memoized per data section: the parent hashes before it forks, the runs' children reuse it.
   static std::mutex mu;
   static std::map<std::string, json> memo;
-  const std::string key = data_section.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string memo_key = data_section.dump(-1, ' ', false, json::error_handler_t::replace);
   {
     std::lock_guard<std::mutex> lock(mu);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    if (auto it = memo.find(memo_key); it != memo.end()) return it->second;
   }
   json out = json::object();
-  hash_data_paths(data_section, "", out);
+  // Only the dataset plugin's path parameters name data: no other string of the section (a
+  // format name, a crafted value in a results folder) is taken for a file or folder to read.
+  const LoadedPlugin* plugin =
+      data_section.is_object() && data_section.contains("plugin") && data_section["plugin"].is_string()
+          ? reg.find(Kind::dataset, data_section["plugin"].get<std::string>())
+          : nullptr;
+  const json& params = plugin && data_section.contains("params") ? data_section["params"] : json(nullptr);
+  if (params.is_object())
+    for (const auto& spec : plugin->description->params) {
+      if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
+      const std::string s = params[spec.name];
+      std::error_code ec;
+      if (s.empty()) continue;
+      const auto st = fs::status(s, ec);
+      if (ec) continue;
+      const std::string key = "params." + spec.name, path = fs::weakly_canonical(s, ec).string();
+      if (fs::is_regular_file(st)) {
+        out[key] = {{"path", path}, {"xxh3", file_hash_hex(s)}};
+      } else if (fs::is_directory(st)) {
+        const auto [hash, n] = folder_hash(s);
+        out[key] = {{"path", path}, {"xxh3", hash.empty() ? json(nullptr) : json(hash)}, {"files", n}};
+      }
+    }
   std::lock_guard<std::mutex> lock(mu);
-  memo[key] = out;
+  memo[memo_key] = out;
   return out;
 }
 
@@ -170,7 +173,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   fs::create_directories(run_dir);
   const std::string final_path = (fs::path(run_dir) / "run.json").string();
   const std::string partial_path = (fs::path(run_dir) / "run.partial.jsonl").string();
-  json out = base_json(run, hash);
+  json out = base_json(run, hash, reg);
   out["environment"] = environment_json();
 
   OracleCounters counters;
@@ -298,9 +301,10 @@ double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
 
 // After a child died without writing run.json: rebuild its partial curve from the append-only
 // log (header line + one line per checkpoint), mark it timeout / failed.
-void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message) {
+void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message,
+             const PluginRegistry& reg) {
   const auto partial = fs::path(c.dir) / "run.partial.jsonl";
-  json j = base_json(run, c.hash);
+  json j = base_json(run, c.hash, reg);
   std::vector<json> rows;
   std::string text;
   try {
@@ -380,7 +384,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
   for (std::size_t i = 0; i < runs.size(); ++i) {
     dirs[i] = (fs::path(opts.out_dir) / runs[i].experiment / runs[i].run_id).string();
     hashes[i] = config_hash(runs[i], reg);
-    data_hashes(runs[i].config["data"]);  // once, before forking: the runs' children reuse it
+    data_hashes(runs[i].config["data"], reg);  // once, before forking: the runs' children reuse it
     sum.run_dirs.push_back(dirs[i]);
     if (!opts.force && finished_before(dirs[i], hashes[i])) {
       ++sum.skipped;
@@ -484,7 +488,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       std::string unwritten;
       auto save = [&](const char* status, const std::string& message) {
         try {
-          salvage(run, c, status, message);
+          salvage(run, c, status, message, reg);
         } catch (const std::exception& e) {
           unwritten = e.what();
         }
