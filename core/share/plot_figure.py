@@ -3,6 +3,10 @@
 
 usage: /usr/bin/python3 plot_figure.py SPEC.json OUT.{png,pdf,svg}
 
+SPEC and OUT may also be fd:N, a file descriptor opened by the caller: dualgap passes the spec
+that way and the figure's temporary in the target folder, which it renames onto the figure's
+name only after this script succeeded (the spec's "format" then names the format).
+
 The spec (written by core/src/compare/figure.cpp) holds a flat list of panels laid out in
 `columns` columns, one legend entry per series label (colour and marker fixed by the spec, so a
 solver looks the same in every figure of an experiment), the band kind, the style and sizes.
@@ -10,6 +14,7 @@ This script owns the look of each style; the C++ side owns the data and the choi
 """
 import json
 import math
+import os
 import sys
 
 import matplotlib
@@ -109,11 +114,18 @@ def draw_panel(ax, panel, styles, look, band):
     return drawn
 
 
+def open_arg(arg, mode, **kw):
+    """A path, or fd:N: a descriptor the caller opened for this script."""
+    if arg.startswith("fd:") and arg[3:].isdigit():
+        return os.fdopen(int(arg[3:]), mode, **kw)
+    return open(arg, mode, **kw)
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[1], encoding="utf-8") as f:
+    with open_arg(argv[1], "r", encoding="utf-8") as f:
         spec = json.load(f)
     out = argv[2]
     look = dict(STYLES.get(spec.get("style") or "paper", STYLES["paper"]))
@@ -163,7 +175,12 @@ def main(argv):
     if notes:
         # supxlabel takes part in the constrained layout: the footnote never overlaps the axes
         fig.supxlabel("\n".join(notes), fontsize=font * 0.8, style="italic", ha="center")
-    fig.savefig(out, dpi=dpi)
+    try:
+        with open_arg(out, "wb") as f:
+            fig.savefig(f, dpi=dpi, format=spec.get("format") or out.rsplit(".", 1)[-1])
+    except OSError as e:  # a full disk: one line, not a traceback
+        print(f"plot_figure.py: cannot write the figure: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

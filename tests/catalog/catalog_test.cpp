@@ -6,16 +6,20 @@
 //
 // Placeholders in a command: {cfg} configs/, {data} data/, {tmp} a fresh folder per case,
 // {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
-// shadowing copy of a plugin, libraries that fail while they load, a copy of data/runs). Leading
-// NAME=VALUE words are environment variables.
+// shadowing copy of a plugin, libraries that fail while they load, a copy of data/runs; results
+// folders damaged one way each, one folder per case that writes; links, FIFOs and devices planted
+// where dualgap reads or writes). Leading NAME=VALUE words are environment variables.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <sstream>
 #include <string>
@@ -76,6 +80,119 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+/// The CLI with an argument vector, output discarded; its exit status.
+int cli_quiet(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    setenv("CATALOG_DATA", (kCatalog / "data").c_str(), 1);
+    std::vector<std::string> a = {DUALGAP_TEST_CLI};
+    a.insert(a.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& x : a) argv.push_back(x.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/// Results folders with a saved iterate, damaged one way each (one folder per case: `evaluate`
+/// rewrites run.json), planted links, FIFOs and devices where dualgap reads or writes.
+void generate_results(const fs::path& gen) {
+  const fs::path good = kCatalog / "data" / "good.svm";
+  auto results = [&](const std::string& name, const fs::path& data) {
+    fs::create_directories(data.parent_path());
+    fs::copy_file(good, data, fs::copy_options::overwrite_existing);
+    REQUIRE(cli_quiet({"run", (kCatalog / "configs" / "libsvm.yaml").string(), "-o", (gen / name).string(), "--set",
+                       "data.train=" + data.string(), "--set", "record.iterates=final", "--no-report"}) == 0);
+  };
+  results("evalbase", gen / "evaldata" / "train.svm");
+  results("evalchanged", gen / "evaldata_changed" / "train.svm");
+  std::ofstream(gen / "evaldata_changed" / "train.svm", std::ios::app) << "2 1:0.9\n";
+  auto run_dir = [](const fs::path& root) {
+    for (auto& e : fs::recursive_directory_iterator(root))
+      if (e.path().filename() == "run.json") return e.path().parent_path();
+    FAIL("no run.json under " << root);
+    return fs::path();
+  };
+  auto copy = [&](const std::string& from, const std::string& to) {
+    fs::copy(gen / from, gen / to, fs::copy_options::recursive);
+    return run_dir(gen / to);
+  };
+  auto iterate = [&](const fs::path& run) {
+    for (auto& e : fs::directory_iterator(run / "iterates"))
+      if (e.path().extension() == ".npy") return e.path();
+    FAIL("no iterate in " << run);
+    return fs::path();
+  };
+  auto edit_iterate = [&](const std::string& to, const std::function<void(std::string&)>& f) {
+    const fs::path it = iterate(copy("evalbase", to));
+    std::string bytes = dualgap::read_file(it.string());
+    f(bytes);
+    std::ofstream(it, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  auto edit_run = [&](const std::string& to, const std::function<void(dualgap::json&)>& f) {
+    const fs::path run = copy("evalbase", to);
+    auto j = dualgap::json::parse(dualgap::read_file((run / "run.json").string()));
+    f(j);
+    std::ofstream(run / "run.json", std::ios::trunc) << j.dump(1);
+  };
+  auto replace_iterate = [&](const std::string& to, const std::function<void(const fs::path&)>& f) {
+    const fs::path it = iterate(copy("evalbase", to));
+    fs::remove(it);
+    f(it);
+  };
+  edit_iterate("ev_cut", [](std::string& b) { b.resize(b.size() - 8); });
+  edit_iterate("ev_padded", [](std::string& b) { b += std::string(8, '\0'); });
+  edit_iterate("ev_header_cut", [](std::string& b) { b.resize(20); });
+  edit_iterate("ev_empty", [](std::string& b) { b.clear(); });
+  edit_iterate("ev_f4", [](std::string& b) { b.replace(b.find("<f8"), 3, "<f4"); });
+  edit_iterate("ev_big_endian", [](std::string& b) { b.replace(b.find("<f8"), 3, ">f8"); });
+  edit_iterate("ev_shape_huge", [](std::string& b) {
+    const auto open = b.find("'shape': (") + 10;
+    b.replace(open, b.find(')', open) - open, "4611686018427387904, 8");
+  });
+  replace_iterate("ev_fifo", [](const fs::path& p) { REQUIRE(mkfifo(p.c_str(), 0644) == 0); });
+  replace_iterate("ev_folder", [](const fs::path& p) { fs::create_directories(p); });
+  replace_iterate("ev_device", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); });
+  edit_run("ev_no_hashes", [](dualgap::json& j) { j.erase("data_hashes"); });
+  copy("evalchanged", "ev_changed");
+  copy("evalchanged", "ev_changed_allowed");
+  // evaluate and run with the folder's lock file replaced by something else
+  fs::create_directories(gen / "victims");
+  std::ofstream(gen / "victims" / "victim.txt") << "precious\n";
+  auto lock = [&](const std::string& to, const std::function<void(const fs::path&)>& f) {
+    const fs::path lock = run_dir(gen / to).parent_path() / ".lock";
+    fs::remove(lock);
+    f(lock);
+  };
+  copy("evalbase", "lock_symlink");
+  lock("lock_symlink", [&](const fs::path& p) { fs::create_symlink(gen / "victims" / "victim.txt", p); });
+  copy("evalbase", "lock_hardlink");
+  lock("lock_hardlink", [&](const fs::path& p) { fs::create_hard_link(gen / "victims" / "victim.txt", p); });
+  copy("evalbase", "lock_fifo");
+  lock("lock_fifo", [](const fs::path& p) { REQUIRE(mkfifo(p.c_str(), 0644) == 0); });
+  copy("evalbase", "lock_folder");
+  lock("lock_folder", [](const fs::path& p) { fs::create_directories(p); });
+  copy("evalbase", "lock_dangling");
+  lock("lock_dangling", [&](const fs::path& p) { fs::create_symlink(gen / "victims" / "created-through-link", p); });
+  // config.file (compare reads the experiment's solver order from it) naming a FIFO
+  REQUIRE(mkfifo((gen / "fifo.yaml").c_str(), 0644) == 0);
+  edit_run("cfgfile_fifo", [&](dualgap::json& j) { j["config"]["file"] = (gen / "fifo.yaml").string(); });
+  REQUIRE(mkfifo((gen / "fifo.svm").c_str(), 0644) == 0);
+  // data fetch: a planted .part link, and a FIFO where the downloaded file goes
+  fs::create_directories(gen / "fetch_part" / "iris");
+  fs::create_symlink(gen / "victims" / "victim.txt", gen / "fetch_part" / "iris" / "iris.data.part");
+  fs::create_directories(gen / "fetch_fifo" / "iris");
+  REQUIRE(mkfifo((gen / "fetch_fifo" / "iris" / "iris.data").c_str(), 0644) == 0);
+}
+
 /// Inputs that cannot be committed as files: cut copies of a real plugin (a SIGBUS before the
 /// ELF check) and a second copy of a built-in plugin (shadowing).
 void generate(const fs::path& gen) {
@@ -97,7 +214,7 @@ void generate(const fs::path& gen) {
   fs::create_directories(gen / "notelf");
   std::ofstream(gen / "notelf" / "dualgap_text.so") << "this is not a shared library\n";
   // YAML the bounded reader refuses by its size alone: a flat list past the node budget, a file
-  // past the byte limit (sparse), and a FIFO (which would block a reader that opens it).
+  // past the byte limit (sparse); fifo.yaml, a FIFO, is made by generate_results.
   {
     std::ofstream y(gen / "long_list.yaml");
     y << "name: long\ndescription: [";
@@ -108,7 +225,6 @@ void generate(const fs::path& gen) {
     std::ofstream(gen / "huge.yaml") << "name: huge\n";
     fs::resize_file(gen / "huge.yaml", (std::uintmax_t{17} << 20));
   }
-  REQUIRE(mkfifo((gen / "fifo.yaml").c_str(), 0600) == 0);
   // Libraries that crash, exit or throw while they load, or export the entry symbol as something
   // else than DUALGAP_PLUGIN's data object (tests/core/plugins/load_fault.cpp): each in a folder
   // of its own (fault_<name>), and all of them together (faults).
@@ -121,6 +237,7 @@ void generate(const fs::path& gen) {
     fs::copy_file(so, gen / ("fault_" + std::string(f)) / so.filename());
     fs::copy_file(so, gen / "faults" / so.filename());
   }
+  generate_results(gen);
 }
 
 Outcome run(const Case& c, const fs::path& gen, const fs::path& tmp) {

@@ -82,7 +82,7 @@ first=$!
 for _ in $(seq 200); do [ -s lock/sig/.lock ] && break; sleep 0.05; done
 second=$("$bin" run sweep.yaml --out lock --no-report 2>&1); rc=$?
 [ "$rc" -eq 2 ] || fail "lock: the second run exited $rc: $second"
-echo "$second" | grep -q "in use by another dualgap run (PID $first on host" || fail "lock: message: $second"
+echo "$second" | grep -q "in use by another dualgap process (PID $first on host" || fail "lock: message: $second"
 waited=$("$bin" run sweep.yaml --out lock --no-report --wait-lock 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "lock: --wait-lock exited $rc: $waited"
 echo "$waited" | grep -q "waiting (--wait-lock)" || fail "lock: --wait-lock did not wait: $waited"

@@ -23,9 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Fd {
+struct PipeEnd {
   int fd = -1;
-  ~Fd() {
+  ~PipeEnd() {
     if (fd >= 0) ::close(fd);
   }
   void reset() {
@@ -84,8 +84,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (argv.empty() || argv[0].empty()) throw std::runtime_error("cannot start a program: no program named");
   using Stream = ProcessOptions::Stream;
   // The pipes are close-on-exec in the parent; dup2 gives the child its ends without the flag.
-  Fd out_r, out_w, err_r, err_w;
-  auto make_pipe = [](Fd& r, Fd& w) {
+  PipeEnd out_r, out_w, err_r, err_w;
+  auto make_pipe = [](PipeEnd& r, PipeEnd& w) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
     r.fd = p[0];
@@ -96,14 +96,24 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
   Actions fa;
   check(posix_spawn_file_actions_addopen(&fa.a, 0, "/dev/null", O_RDONLY, 0), "stdin");
-  auto route = [&](Stream s, Fd& w, int target) {
+  auto route = [&](Stream s, PipeEnd& w, int target) {
     if (s == Stream::capture) check(posix_spawn_file_actions_adddup2(&fa.a, w.fd, target), "a pipe");
     if (s == Stream::discard) check(posix_spawn_file_actions_addopen(&fa.a, target, "/dev/null", O_WRONLY, 0), "/dev/null");
   };
   route(opts.out, out_w, 1);
   route(opts.err, err_w, 2);
+  // pass_fds become 3, 4, ...: first each to a number above every source (so that no dup2
+  // closes another's source), then down to its place.
+  const int k = static_cast<int>(opts.pass_fds.size());
+  int top = 2;
+  for (int fd : opts.pass_fds) {
+    if (fd < 3) throw std::runtime_error("cannot start a program: a passed descriptor must be >= 3");
+    top = std::max(top, fd);
+  }
+  for (int i = 0; i < k; ++i) check(posix_spawn_file_actions_adddup2(&fa.a, opts.pass_fds[i], top + 1 + i), "a descriptor");
+  for (int i = 0; i < k; ++i) check(posix_spawn_file_actions_adddup2(&fa.a, top + 1 + i, 3 + i), "a descriptor");
   // Nothing else of ours (a folder lock, a results file) reaches the child.
-  check(posix_spawn_file_actions_addclosefrom_np(&fa.a, 3), "closefrom");
+  check(posix_spawn_file_actions_addclosefrom_np(&fa.a, 3 + k), "closefrom");
   if (!opts.cwd.empty()) check(posix_spawn_file_actions_addchdir_np(&fa.a, opts.cwd.c_str()), "chdir");
 
   // Signals we ignore or block (SIGPIPE, the runner's masks) are the defaults again in the child.
@@ -131,7 +141,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const auto start = Clock::now();
   bool term_sent = false;
   Clock::time_point kill_at{};
-  auto drain = [&](Fd& fd, std::string& into) {
+  auto drain = [&](PipeEnd& fd, std::string& into) {
     char buf[65536];
     const ssize_t n = ::read(fd.fd, buf, sizeof buf);
     if (n > 0) {

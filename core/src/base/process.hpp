@@ -19,6 +19,9 @@ struct ProcessOptions {
   std::string cwd;                       ///< working folder of the child; empty: ours
   double timeout_s = 0;                  ///< > 0: SIGTERM after this, SIGKILL 2 s later
   std::size_t max_capture = 16u << 20;   ///< bytes kept per captured stream; the rest is read and dropped
+  /// Open descriptors of ours (each >= 3) the child receives as 3, 4, ... in this order, e.g. an
+  /// anonymous input and an AtomicFile to write: data passed without a path anyone could swap.
+  std::vector<int> pass_fds;
 };
 
 struct ProcessResult {

@@ -1,7 +1,6 @@
 #include "base/util.hpp"
 #include "dualgap/parse.hpp"  // valid_utf8
 
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -11,12 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -31,55 +26,20 @@ std::string file_hash_hex(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = memo.find(path); it != memo.end()) return it->second;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file for checksum");
+  const Fd fd = open_regular_file(path);  // a FIFO or device: refused, never waited on
   Hash64 h;
   std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    h.add(buf.data(), static_cast<std::size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FileError(path, "cannot read for its checksum", errno);
+    if (n == 0) break;
+    h.add(buf.data(), static_cast<std::size_t>(n));
   }
   std::string out = h.hex();
   std::lock_guard<std::mutex> lock(mu);
   memo[path] = out;
   return out;
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  // fsync before rename: on a cluster file system a rename can reach the server before the
-  // data, and a crash in between would leave an empty "finished" file.
-  namespace fs = std::filesystem;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  fs::path tmp = p;
-  tmp += ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      fs::remove(tmp);
-      throw std::runtime_error(tmp.string() + ": write failed: " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    fs::remove(tmp);
-    throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
-  }
-  fs::rename(tmp, p);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string expand_env_vars(std::string_view s, const std::function<void(const std::string& name)>& unset) {

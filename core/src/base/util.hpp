@@ -1,4 +1,5 @@
-// Small utilities of the core: file hashes, atomic file writes, ${VAR} expansion, time stamps.
+// Small utilities of the core: file hashes, ${VAR} expansion, time stamps (and, through
+// base/files.hpp, reading and atomically writing files).
 #pragma once
 
 #include <cstdint>
@@ -8,18 +9,13 @@
 
 #include "dualgap/api.hpp"
 #include "dualgap/random.hpp"
+#include "base/files.hpp"
 #include "base/hash.hpp"
 
 namespace dualgap {
 
 /// Checksum of a file's bytes (hex), memoized per path for this process. Throws if unreadable.
 DUALGAP_API std::string file_hash_hex(const std::string& path);
-
-/// Writes `content` to `path` atomically: a temporary file in the same folder, then rename.
-DUALGAP_API void write_file_atomic(const std::string& path, const std::string& content);
-
-/// Reads a whole file; throws std::runtime_error naming the file.
-DUALGAP_API std::string read_file(const std::string& path);
 
 /// Expands every ${NAME} (and $(NAME), the spelling config.cpp gives ${NAME} inside YAML flow
 /// mappings) in `s` with the environment variable NAME; NAME is [A-Za-z_][A-Za-z0-9_]*. A

@@ -1,6 +1,5 @@
 // `dualgap compare` command line and the report the runner writes after `dualgap run`.
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -9,6 +8,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "base/files.hpp"
 #include "base/output_option.hpp"
 #include "check/claims.hpp"
 #include "compare/compare.hpp"
@@ -77,13 +77,6 @@ json report_verdicts(const RunSet& set, const std::vector<std::string>& claims_p
     std::cerr << "warning: the report shows no claims: " << e.what() << "\n";
     return json::array();
   }
-}
-
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream f(path, std::ios::binary);
-  f << content;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace
@@ -259,7 +252,7 @@ int compare_main(const std::vector<std::string>& args) {
     if (want_profile) std::cout << format_profile(*prof, format);
     if (!json_out.empty()) {
       if (json_out == "-") std::cout << tables.dump(1) << "\n";
-      else write_file(json_out, tables.dump(1));
+      else write_file_atomic(json_out, tables.dump(1));
     }
     if (!csv.empty()) {
       const std::size_t rows = write_csv(set, csv, options);
@@ -275,7 +268,7 @@ int compare_main(const std::vector<std::string>& args) {
         h.verdicts = report_verdicts(set, claims_paths, claims_scale == "ci");
         h.verdicts_scale = claims_scale;
       }
-      write_file(html, render_html(set, h, options));
+      write_file_atomic(html, render_html(set, h, options));
       std::cerr << "wrote " << html << "\n";
     }
     if (!figure.empty()) {
@@ -302,7 +295,7 @@ std::string write_report(const std::vector<std::string>& result_dirs, const std:
   for (const auto& r : set.runs) has_oracle_calls = has_oracle_calls || r.column("oracle_calls");
   h.x = has_oracle_calls ? "oracle_calls" : "passes";
   h.verdicts = report_verdicts(set, {}, false);
-  write_file(html_path, render_html(set, h, options));
+  write_file_atomic(html_path, render_html(set, h, options));
   return html_path;
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstring>
@@ -423,16 +424,24 @@ int cmd_run(const std::vector<std::string>& args) {
     return 128 + s.stop_signal;
   }
   std::cout << "results: " << exp_dir.string() << "\n";
+  bool report_failed = false;
   if (!ra.no_report) {
     try {
       auto html = compare::write_report({exp_dir.string()}, (exp_dir / "report.html").string());
       std::cout << "report: " << html << "\n";
     } catch (const std::exception& e) {
-      std::cerr << "dualgap run: no report: " << e.what() << "\n";
+      // The runs' run.json files are kept; a report that could not be written (a full disk, no
+      // uPlot) fails the command, so that no script takes an old or missing report for this one.
+      std::cerr << "dualgap run: the report was not written: " << e.what()
+                << "\n(the run.json files are kept; 'dualgap compare " << exp_dir.string()
+                << " --html FILE' writes it later; --no-report skips it)\n";
+      report_failed = true;
     }
   }
-  return s.any_failure() ? 1 : 0;
+  return s.any_failure() || report_failed ? 1 : 0;
 }
+
+int run_command(const std::string& cmd, const std::vector<std::string>& args);
 
 }  // namespace
 
@@ -442,7 +451,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string cmd = argv[1];
-  const auto args = rest(argc, argv, 2);
+  int code = run_command(cmd, rest(argc, argv, 2));
+  // What a command prints is its output too (tables, --json=-, a list redirected to a file): a
+  // failed write there (a full disk) fails the command instead of exiting 0 on a cut file.
+  std::cout.flush();
+  if (!std::cout && code == 0) {
+    const int err = errno;
+    std::cerr << "dualgap " << cmd << ": writing the standard output failed"
+              << (err ? ": " + system_reason(err) : std::string()) << "\n";
+    code = 1;
+  }
+  return code;
+}
+
+namespace {
+
+int run_command(const std::string& cmd, const std::vector<std::string>& args) {
   try {
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       std::cout << kUsage;
@@ -478,3 +502,5 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace

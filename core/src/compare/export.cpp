@@ -1,11 +1,11 @@
 // `compare --csv FILE`: every curve in long ("tidy") format, one row per run x checkpoint, so
 // that pandas, R or a spreadsheet can re-plot anything (docs/compare.md has the pandas loader).
 #include <cmath>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "base/files.hpp"
 #include "compare/model.hpp"
 
 namespace dualgap::compare {
@@ -48,8 +48,8 @@ std::size_t write_csv(const RunSet& set, const std::string& path, const Options&
       for (auto& [k, v] : r.seeds.items())
         if (std::find(seed_keys.begin(), seed_keys.end(), k) == seed_keys.end()) seed_keys.push_back(k);
 
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot write " + path);
+  AtomicFile out(path);  // streamed: a large CSV is never one string; the old file stays on failure
+  std::ostream& f = out.stream();
   f << "experiment,problem_key,objective_key,problem,solver,solver_name,run_id,repeat";
   for (const auto& k : seed_keys) f << ",seed_" << k;
   f << ",status,checkpoint";
@@ -78,8 +78,7 @@ std::size_t write_csv(const RunSet& set, const std::string& path, const Options&
       ++rows;
     }
   }
-  f.close();
-  if (!f) throw std::runtime_error("cannot write " + path);
+  out.commit();
   return rows;
 }
 

@@ -4,16 +4,20 @@
 // suboptimality, dual suboptimality and duality gap; without a certified dual, the relative
 // objective and test error (Figures 2/3 of the sparse BCD paper). The spec carries data and
 // choices (style, size, band); plot_figure.py carries the look of each style.
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "base/files.hpp"
 #include "base/process.hpp"
 #include "compare/model.hpp"
 
@@ -225,31 +229,38 @@ void write_figure(const json& spec, const std::string& out_path) {
   // Debian's python3-matplotlib lives with the system interpreter, not a pyenv/venv one.
   const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
 
-  std::string tmpl = (fs::temp_directory_path() / "dualgap-figure-XXXXXX.json").string();
-  int fd = mkstemps(tmpl.data(), 5);
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the figure spec");
-  close(fd);
-  struct Remove {
-    std::string p;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(p, ec);
-    }
-  } remove{tmpl};
-  {
-    std::ofstream f(tmpl);
-    f << spec.dump();
-    if (!f) throw std::runtime_error("cannot write " + tmpl);
+  // The plotter gets two open descriptors and no path: the spec in an anonymous memory file (no
+  // temporary on disk), the figure's AtomicFile in the figure's folder. The figure takes its
+  // name only after the plotter succeeded, so a failed plot (a full disk, a traceback) leaves
+  // the old figure as it was and no partial file.
+  json with_format = spec;
+  std::string ext = fs::path(out_path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  with_format["format"] = ext;
+  const std::string text = with_format.dump();
+  Fd spec_fd(memfd_create("dualgap-figure-spec", MFD_CLOEXEC));
+  if (!spec_fd) throw FileError(out_path, "cannot create the figure's spec", errno);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(spec_fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw FileError(out_path, "cannot write the figure's spec", n < 0 ? errno : ENOSPC);
+    done += static_cast<std::size_t>(n);
   }
-  // Its messages (a matplotlib error) go to our stderr as they come.
+  if (::lseek(spec_fd.get(), 0, SEEK_SET) != 0) throw FileError(out_path, "cannot rewind the figure's spec", errno);
+  AtomicFile out(out_path);
+  // The child gets them as descriptors 3 and 4; its messages (a matplotlib error) go to our
+  // stderr as they come.
   ProcessOptions po;
   po.out = ProcessOptions::Stream::inherit;
   po.err = ProcessOptions::Stream::inherit;
-  const ProcessResult r = run_process({python, script, tmpl, out_path}, po);
-  if (!r.ok()) throw std::runtime_error(fmt::format("{} {} failed ({})", python, script, r.how_ended()));
-  std::error_code ec;
-  if (!fs::exists(out_path, ec) || fs::file_size(out_path, ec) == 0)
+  po.pass_fds = {spec_fd.get(), out.fd()};
+  const ProcessResult r = run_process({python, script, "fd:3", "fd:4"}, po);
+  if (!r.ok())
+    throw std::runtime_error(fmt::format("{} {} failed ({}); {} was not written", python, script, r.how_ended(), out_path));
+  struct stat st {};
+  if (::fstat(out.fd(), &st) != 0 || st.st_size == 0)
     throw std::runtime_error(out_path + ": the plotting script wrote nothing");
+  out.commit();
 }
 
 }  // namespace dualgap::compare

@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "compare/model.hpp"
+#include "base/files.hpp"
 #include "run/run_files.hpp"
 #include "base/hash.hpp"
 #include "base/yaml.hpp"

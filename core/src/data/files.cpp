@@ -110,19 +110,13 @@ std::string resolve_data_path(const std::string& path_in, const std::string& rol
 }
 
 std::string read_raw_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) resolve_data_path(path);  // throws the explanatory message
-    throw DataError(path + ": cannot open the file for reading");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) resolve_data_path(path);  // throws the explanatory message
+  try {
+    return read_file(path);  // a FIFO, device or folder is refused, never waited on
+  } catch (const FileError& e) {
+    throw DataError(e.what());
   }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0, std::ios::beg);
-  std::string bytes(size, '\0');
-  if (size > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(size)))
-    throw DataError(path + ": read error");
-  return bytes;
 }
 
 Compression detect_compression(std::string_view b) {

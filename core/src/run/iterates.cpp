@@ -1,9 +1,10 @@
 #include "run/iterates.hpp"
 
 #include <xtensor/xadapt.hpp>
-#include <xtensor/xarray.hpp>
 #include <xtensor/xnpy.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -23,30 +24,115 @@ void dump(const fs::path& path, const double* data, std::vector<std::size_t> sha
   write_file_atomic(path.string(), bytes);
 }
 
-xt::xarray<double> load(const fs::path& path) {
-  try {
-    return xt::load_npy<double>(path.string());
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not a readable float64 .npy file ({})", path.string(), e.what()));
-  }
+// A float64 array read back from a .npy file. The reader is strict because the file comes from
+// a results folder, which may have been cut short (a full disk, a partial copy) or edited: the
+// byte count must be exactly what the header declares, so that a truncated file is an error
+// naming it instead of a model with missing or garbage coefficients.
+struct NpyArray {
+  std::vector<std::size_t> shape;
+  std::vector<double> values;  // C order (row-major)
+};
+
+[[noreturn]] void npy_error(const fs::path& path, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}: not a readable float64 .npy file ({})", path.string(), what));
 }
 
-std::vector<std::size_t> shape_of(const xt::xarray<double>& a) { return {a.shape().begin(), a.shape().end()}; }
+// The value of one key of the header's Python dict literal, e.g. 'descr': '<f8'.
+std::string npy_field(const fs::path& path, const std::string& header, const char* key) {
+  const std::string quoted = fmt::format("'{}'", key);
+  auto at = header.find(quoted);
+  if (at == std::string::npos) npy_error(path, fmt::format("the header has no {}", quoted));
+  at = header.find(':', at + quoted.size());
+  if (at == std::string::npos) npy_error(path, fmt::format("the header's {} has no value", quoted));
+  ++at;
+  while (at < header.size() && header[at] == ' ') ++at;
+  std::size_t end = at;
+  if (at < header.size() && header[at] == '(') end = header.find(')', at);
+  else end = header.find_first_of(",}", at);
+  if (end == std::string::npos) npy_error(path, fmt::format("the header's {} is not closed", quoted));
+  if (header[at] == '(') ++end;
+  std::string v = header.substr(at, end - at);
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+NpyArray load(const fs::path& path) {
+  const std::string bytes = read_file(path.string());  // a FIFO or device is refused, never waited on
+  static const char kMagic[] = "\x93NUMPY";
+  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) npy_error(path, "no .npy magic string");
+  const auto major = static_cast<unsigned char>(bytes[6]);
+  std::size_t header_len = 0, offset = 0;
+  auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+  if (major == 1) {
+    header_len = byte(8) | byte(9) << 8;
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) npy_error(path, "the header is cut");
+    header_len = byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
+    offset = 12;
+  } else {
+    npy_error(path, fmt::format("format version {} unknown", major));
+  }
+  if (header_len > bytes.size() - offset) npy_error(path, "the header is cut");
+  const std::string header = bytes.substr(offset, header_len);
+  offset += header_len;
+  const std::string descr = npy_field(path, header, "descr");
+  if (descr != "'<f8'" && descr != "'=f8'")
+    npy_error(path, fmt::format("element type {}; expected float64, little-endian ('<f8')", descr));
+  const std::string order = npy_field(path, header, "fortran_order");
+  if (order != "False" && order != "True") npy_error(path, fmt::format("fortran_order {}", order));
+  const std::string shape_s = npy_field(path, header, "shape");
+  if (shape_s.size() < 2 || shape_s.front() != '(' || shape_s.back() != ')') npy_error(path, "shape " + shape_s);
+  NpyArray a;
+  std::size_t count = 1;
+  bool overflow = false;
+  for (std::size_t i = 1; i + 1 < shape_s.size();) {
+    while (i + 1 < shape_s.size() && (shape_s[i] == ' ' || shape_s[i] == ',')) ++i;
+    if (i + 1 >= shape_s.size()) break;
+    std::size_t v = 0, digits = 0;
+    while (i + 1 < shape_s.size() && shape_s[i] >= '0' && shape_s[i] <= '9') {
+      overflow = overflow || v > (SIZE_MAX - 9) / 10;
+      v = v * 10 + static_cast<std::size_t>(shape_s[i++] - '0');
+      ++digits;
+    }
+    if (digits == 0) npy_error(path, "shape " + shape_s);
+    overflow = overflow || (v != 0 && count > SIZE_MAX / 8 / v);
+    count *= v;
+    a.shape.push_back(v);
+  }
+  if (a.shape.size() > 2) npy_error(path, fmt::format("shape {}: more than 2 dimensions", shape_s));
+  const std::size_t actual = bytes.size() - offset;
+  if (overflow || count * 8 != actual)
+    throw std::runtime_error(fmt::format("{}: the .npy header declares shape {} of float64, {} bytes of data, but "
+                                         "the file holds {} bytes after the header (cut short or padded): refused",
+                                         path.string(), shape_s, overflow ? std::string("too many") : std::to_string(count * 8),
+                                         actual));
+  a.values.resize(count);
+  if (count) std::memcpy(a.values.data(), bytes.data() + offset, count * 8);
+  if (order == "True" && a.shape.size() == 2) {  // column-major on disk: reorder to row-major
+    std::vector<double> c(count);
+    const std::size_t r = a.shape[0], k = a.shape[1];
+    for (std::size_t i = 0; i < r; ++i)
+      for (std::size_t j = 0; j < k; ++j) c[i * k + j] = a.values[j * r + i];
+    a.values = std::move(c);
+  }
+  return a;
+}
 
 DenseMatrix matrix(const fs::path& path) {
   auto a = load(path);
-  const auto s = shape_of(a);
-  if (s.size() != 2) throw std::runtime_error(fmt::format("{}: expected a 2-d array, got {} dimensions", path.string(), s.size()));
-  DenseMatrix M(static_cast<Eigen::Index>(s[0]), static_cast<Eigen::Index>(s[1]));
-  std::copy(a.data(), a.data() + a.size(), M.data());
+  if (a.shape.size() != 2)
+    throw std::runtime_error(fmt::format("{}: expected a 2-d array, got {} dimensions", path.string(), a.shape.size()));
+  DenseMatrix M(static_cast<Eigen::Index>(a.shape[0]), static_cast<Eigen::Index>(a.shape[1]));
+  std::copy(a.values.begin(), a.values.end(), M.data());
   return M;
 }
 
 Vector vector(const fs::path& path) {
   auto a = load(path);
-  if (a.dimension() != 1) throw std::runtime_error(fmt::format("{}: expected a 1-d array", path.string()));
-  Vector v(static_cast<Eigen::Index>(a.size()));
-  std::copy(a.data(), a.data() + a.size(), v.data());
+  if (a.shape.size() != 1) throw std::runtime_error(fmt::format("{}: expected a 1-d array", path.string()));
+  Vector v(static_cast<Eigen::Index>(a.values.size()));
+  std::copy(a.values.begin(), a.values.end(), v.data());
   return v;
 }
 

@@ -27,11 +27,12 @@ std::string read_holder(int fd) {
 }
 }  // namespace
 
-FolderLock::FolderLock(const std::string& dir, Mode mode, bool wait) {
+FolderLock::FolderLock(const std::string& dir, Mode mode, bool wait, const std::string& command) {
   fs::create_directories(dir);
   const std::string path = lock_path(dir);
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot open the lock file: {}", path, std::strerror(errno)));
+  // The lock file is truncated and written below: a symbolic link or a second hard link planted
+  // in a shared folder would make that a write into another file. open_in_place refuses both.
+  fd_ = open_in_place(path, InPlace::lock, 0644).release();
   const int op = mode == Mode::exclusive ? LOCK_EX : LOCK_SH;
   if (flock(fd_, op | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK) {
@@ -42,18 +43,18 @@ FolderLock::FolderLock(const std::string& dir, Mode mode, bool wait) {
     if (!wait) {
       ::close(fd_);
       fd_ = -1;
-      throw LockBusy(fmt::format("{} is in use by another dualgap run ({}); wait for it, or pass --wait-lock to "
-                                 "start when it ends",
+      throw LockBusy(fmt::format("{} is in use by another dualgap process ({}); wait for it, or pass --wait-lock "
+                                 "to start when it ends",
                                  dir, who));
     }
-    std::fprintf(stderr, "dualgap run: %s is in use by %s; waiting (--wait-lock)\n", dir.c_str(), who.c_str());
+    std::fprintf(stderr, "%s: %s is in use by %s; waiting (--wait-lock)\n", command.c_str(), dir.c_str(), who.c_str());
     while (flock(fd_, op) != 0 && errno == EINTR) {
     }
   }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const std::string me = fmt::format("PID {} on host {} ({}, since {})\n", ::getpid(), host,
-                                     mode == Mode::exclusive ? "dualgap run" : "a task of a Slurm array", iso_time_now());
+                                     mode == Mode::exclusive ? command : "a task of a Slurm array", iso_time_now());
   if (ftruncate(fd_, 0) == 0) {
     [[maybe_unused]] auto n = pwrite(fd_, me.data(), me.size(), 0);
   }
@@ -64,8 +65,12 @@ FolderLock::~FolderLock() {
 }
 
 std::string FolderLock::holder(const std::string& dir) {
-  int fd = ::open(lock_path(dir).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
+  int fd = -1;
+  try {
+    fd = open_regular_file(lock_path(dir)).release();  // no FIFO waited on
+  } catch (const std::exception&) {
+    return "";
+  }
   std::string who;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) who = read_holder(fd);
   ::close(fd);

@@ -6,6 +6,12 @@
 // on another test file), and every saved iterate is scored by the core's objective. The scores
 // are written into the curve as new columns NAME@TAG (null at rows without a saved iterate), the
 // run's "evaluations" list records what was done, and run.json is replaced atomically.
+//
+// A results folder is shared and may change under the command, so: the folder's lock is held
+// (no `run --force` rewrites the run meanwhile) and run.json is read under it; an iterate whose
+// size differs from its header is refused (iterates.cpp); and the data files the run names must
+// still have the content hashes the run recorded (data_hashes), unless --allow-changed-data,
+// which the evaluation entry then records with the hashes.
 #include "run/rescore.hpp"
 #include "data/options.hpp"
 
@@ -13,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -20,6 +27,8 @@
 #include "run/run_files.hpp"
 #include "dualgap/objective.hpp"
 #include "run/iterates.hpp"
+#include "run/lock.hpp"
+#include "run/runner.hpp"
 #include "plugins/loader.hpp"
 #include "run/prepare.hpp"
 #include "experiment/schema.hpp"
@@ -51,9 +60,60 @@ struct Outcome {
   double max_rel_diff = 0;  ///< against the recorded primal / test_error (same data only)
 };
 
+/// The run's data changed since it ran (exit 2): re-scoring would mix two data sets.
+struct DataChanged : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The data files of the run whose content hash now differs from the one run.json recorded
+/// (keys overridden by --data are not compared: they are meant to differ). Each entry: key,
+/// path, recorded, now (null: none recorded / no such file now).
+json changed_data(const json& run, const json& data_now, const std::vector<std::pair<std::string, std::string>>& data,
+                  const PluginRegistry& reg) {
+  auto overridden = [&](const std::string& key) {
+    for (const auto& [k, v] : data)
+      if (key == "params." + k || key.rfind("params." + k + ".", 0) == 0) return true;
+    return false;
+  };
+  json changes = json::array();
+  const json now = data_hashes(data_now, reg);
+  const json recorded = run.contains("data_hashes") ? run["data_hashes"] : json(nullptr);
+  if (!recorded.is_object()) {
+    // a run.json that records no hashes (an older dualgap, or edited): nothing can be compared
+    for (const auto& [key, h] : now.items())
+      if (!overridden(key))
+        changes.push_back({{"key", key}, {"path", h.value("path", "")}, {"recorded", nullptr}, {"now", h.value("xxh3", "")}});
+    return changes;
+  }
+  for (const auto& [key, rec] : recorded.items()) {
+    if (overridden(key)) continue;
+    const std::string was = rec.is_object() ? rec.value("xxh3", std::string()) : std::string();
+    std::string path = rec.is_object() ? rec.value("path", key) : key;
+    std::string is;
+    if (now.contains(key)) {
+      is = now[key].value("xxh3", std::string());
+      path = now[key].value("path", path);
+    }
+    if (was.empty() || is != was)
+      changes.push_back({{"key", key}, {"path", path}, {"recorded", was.empty() ? json(nullptr) : json(was)},
+                         {"now", is.empty() ? json(nullptr) : json(is)}});
+  }
+  return changes;
+}
+
+std::string describe_changes(const json& changes) {
+  std::string out;
+  for (const auto& c : changes)
+    out += fmt::format("\n  {} (data.{}): content hash now {}, recorded by the run {}", c["path"].get<std::string>(),
+                       c["key"].get<std::string>(), c["now"].is_null() ? "(none: no such file or folder, or too large to hash)" : c["now"].get<std::string>(),
+                       c["recorded"].is_null() ? "(none: run.json records no data hashes)" : c["recorded"].get<std::string>());
+  return out;
+}
+
 Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& data,
-                     const std::string& tag, const PluginRegistry& reg) {
-  // A damaged run.json fails here, before anything is computed or written (run_files.hpp).
+                     const std::string& tag, bool allow_changed_data, const PluginRegistry& reg) {
+  // A damaged run.json fails here, before anything is computed or written (run_files.hpp). It is
+  // read under the folder's lock (evaluate_main), so no run rewrites it meanwhile.
   RunFile checked = read_run_file(file.string(), CurveMode::document);
   const json& saved = checked.doc.value("iterates", json(nullptr));
   if (!saved.is_object())
@@ -63,8 +123,10 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   check_run_config(checked);
   json run = std::move(checked.doc);
   json cfg = run.at("config");
+  // The dataset plugin first: its path parameters are the data whose hashes are compared, and an
+  // unknown plugin fails here, before any file the run names is read.
+  const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
   for (auto& [k, v] : data) {
-    const auto& dp = reg.get(Kind::dataset, cfg["data"]["plugin"]);
     bool known = false;
     for (auto& spec : data_schema(dp.description->params)) known = known || spec.name == k;
     if (!known)
@@ -72,6 +134,11 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
                                     cfg["data"]["plugin"].get<std::string>()));
     cfg["data"]["params"][k] = v;
   }
+  const json changes = changed_data(run, cfg["data"], data, reg);
+  if (!changes.empty() && !allow_changed_data)
+    throw DataChanged(fmt::format("the data changed since the run, re-scoring would mix two data sets:{}\n"
+                                  "(--allow-changed-data re-scores anyway and records this in the evaluation)",
+                                  describe_changes(changes)));
   OracleCounters counters;
   PreparedRun prepared;
   prepare_run(cfg, reg, (file.parent_path().parent_path() / ".cache").string(), &counters, prepared);
@@ -119,6 +186,10 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   json record = {{"tag", tag}, {"data", json::object()}, {"rows", out.rows}, {"at", iso_time_now()},
                  {"version", kVersion}};
   for (auto& [k, v] : data) record["data"][k] = v;
+  if (allow_changed_data) {
+    record["allow_changed_data"] = true;
+    record["changed_data"] = changes;
+  }
   if (!run.contains("evaluations") || !run["evaluations"].is_array()) run["evaluations"] = json::array();
   run["evaluations"].push_back(record);
   write_file_atomic(file.string(), run.dump(1));
@@ -133,6 +204,10 @@ int evaluate_main(const std::vector<std::string>& args) {
       "data", po::value<std::vector<std::string>>()->composing(),
       "override a parameter of the runs' dataset plugin, e.g. --data test=other.txt (repeatable)")(
       "tag", po::value<std::string>(), "suffix of the new columns (default: 'rescored', or KEY=FILE of --data)")(
+      "allow-changed-data",
+      "re-score even when a data file of the run no longer has the content hash the run recorded (recorded in "
+      "the evaluation entry)")(
+      "wait-lock", "when another dualgap command writes into the results folder, wait for it (default: exit 2)")(
       "results", po::value<std::vector<std::string>>()->composing(), "run folders or files");
   po::positional_options_description pos;
   pos.add("results", -1);
@@ -143,8 +218,12 @@ int evaluate_main(const std::vector<std::string>& args) {
     std::cout << desc
               << "\nRe-scores finished runs from their saved iterates (record.iterates) with the core's objective,\n"
                  "without running any solver, and writes the results as new curve columns NAME@TAG into each\n"
-                 "run.json (atomically). Without --data the recomputed primal and test error are compared with\n"
-                 "the recorded ones. Exit status: 0 every run re-scored, 1 some could not be, 2 bad usage.\n";
+                 "run.json (atomically, holding the results folder's lock). Without --data the recomputed primal\n"
+                 "and test error are compared with the recorded ones. An iterate whose size differs from its\n"
+                 ".npy header is refused; so is a run whose data files changed since it ran (their content\n"
+                 "hashes differ from run.json's data_hashes) unless --allow-changed-data.\n"
+                 "Exit status: 0 every run re-scored, 1 some could not be, 2 bad usage, a folder in use, or\n"
+                 "changed data.\n";
     return 0;
   }
   if (!vm.count("results")) throw ConfigError("dualgap evaluate: give one or more result folders (see --help)");
@@ -154,18 +233,29 @@ int evaluate_main(const std::vector<std::string>& args) {
   const std::string tag = vm.count("tag") ? vm["tag"].as<std::string>() : default_tag(data);
   if (tag.empty() || tag.find_first_of("@/") != std::string::npos)
     throw ConfigError("--tag '" + tag + "': must be non-empty, without '@' or '/'");
+  const bool allow_changed_data = vm.count("allow-changed-data") > 0;
   const auto files = find_run_files(vm["results"].as<std::vector<std::string>>());
   if (files.empty()) throw std::runtime_error("no run.json found under the given folders");
   auto& reg = registry();
-  int failed = 0;
+  int failed = 0, refused = 0;
+  // The lock of each experiment folder (<out>/<experiment>/.lock, the one `dualgap run` takes),
+  // held from the first of its runs to the end: no run rewrites a run.json while it is re-scored.
+  std::map<fs::path, std::unique_ptr<FolderLock>> locks;
   for (auto& f : files) {
+    const fs::path folder = fs::absolute(f).parent_path().parent_path();
+    if (!locks.count(folder))
+      locks[folder] = std::make_unique<FolderLock>(folder.string(), FolderLock::Mode::exclusive,
+                                                   vm.count("wait-lock") > 0, "dualgap evaluate");
     try {
-      const Outcome o = evaluate_run(f, data, tag, reg);
+      const Outcome o = evaluate_run(f, data, tag, allow_changed_data, reg);
       std::cout << fmt::format("{}: {} iterate(s) re-scored -> columns *@{}", f.parent_path().string(), o.rows, tag);
       if (data.empty()) std::cout << fmt::format(" (max relative difference to the recorded values {:.3g})", o.max_rel_diff);
       std::cout << "\n";
     } catch (const ConfigError&) {
       throw;
+    } catch (const DataChanged& e) {
+      std::cerr << f.string() << ": " << e.what() << "\n";
+      ++refused;
     } catch (const RunFileError& e) {  // names the file itself
       std::cerr << e.what() << "\n";
       ++failed;
@@ -174,7 +264,7 @@ int evaluate_main(const std::vector<std::string>& args) {
       ++failed;
     }
   }
-  return failed ? 1 : 0;
+  return refused ? 2 : failed ? 1 : 0;
 }
 
 }  // namespace dualgap

@@ -5,12 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
-#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
 #include <memory>
 #include <fmt/format.h>
 #include <iostream>
@@ -63,8 +66,8 @@ json environment_json() {
   return e;
 }
 
-json base_json(const RunSpec& run, const std::string& hash) {
-  return json{{"schema", "dualgap.run/2"},
+json base_json(const RunSpec& run, const std::string& hash, const PluginRegistry& reg) {
+  json j{{"schema", "dualgap.run/2"},
               {"experiment", run.experiment},
               {"run_id", run.run_id},
               {"solver", run.solver_name},
@@ -77,6 +80,8 @@ json base_json(const RunSpec& run, const std::string& hash) {
               {"approximate", false},
               {"config", run.config},
               {"config_hash", hash}};
+  j["data_hashes"] = data_hashes(run.config["data"], reg);
+  return j;
 }
 
 // run.json's "objective": what the core scored (family, loss, lambda, ...) and, when there is
@@ -94,10 +99,66 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   out["objective_key"] = k.hex();
 }
 
+// Folders are hashed file by file up to this many files: a path parameter naming a huge tree
+// (a crafted run.json naming "/") must not make evaluate or run read a whole file system.
+constexpr std::size_t kMaxFolderFiles = 100000;
 
-
+// The content hash of a folder: its regular files' relative names and hashes, in name order
+// (empty when it holds more than kMaxFolderFiles files).
+std::pair<std::string, std::size_t> folder_hash(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec) && files.size() <= kMaxFolderFiles) files.push_back(it->path());
+  if (files.size() > kMaxFolderFiles) return {"", files.size()};
+  std::sort(files.begin(), files.end());
+  Hash64 h;
+  for (const auto& f : files) {
+    h.add(fs::relative(f, dir, ec).string() + '\0');
+    h.add(file_hash_hex(f.string()));
+  }
+  return {h.hex(), files.size()};
+}
 
 }  // namespace
+
+json data_hashes(const json& data_section, const PluginRegistry& reg) {
+  // Memoized per data section: the parent hashes before it forks, the runs' children reuse it.
+  static std::mutex mu;
+  static std::map<std::string, json> memo;
+  const std::string memo_key = data_section.dump(-1, ' ', false, json::error_handler_t::replace);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = memo.find(memo_key); it != memo.end()) return it->second;
+  }
+  json out = json::object();
+  // Only the dataset plugin's path parameters name data: no other string of the section (a
+  // format name, a crafted value in a results folder) is taken for a file or folder to read.
+  const LoadedPlugin* plugin =
+      data_section.is_object() && data_section.contains("plugin") && data_section["plugin"].is_string()
+          ? reg.find(Kind::dataset, data_section["plugin"].get<std::string>())
+          : nullptr;
+  const json& params = plugin && data_section.contains("params") ? data_section["params"] : json(nullptr);
+  if (params.is_object())
+    for (const auto& spec : plugin->description->params) {
+      if (spec.type != ParamType::path || !params.contains(spec.name) || !params[spec.name].is_string()) continue;
+      const std::string s = params[spec.name];
+      std::error_code ec;
+      if (s.empty()) continue;
+      const auto st = fs::status(s, ec);
+      if (ec) continue;
+      const std::string key = "params." + spec.name, path = fs::weakly_canonical(s, ec).string();
+      if (fs::is_regular_file(st)) {
+        out[key] = {{"path", path}, {"xxh3", file_hash_hex(s)}};
+      } else if (fs::is_directory(st)) {
+        const auto [hash, n] = folder_hash(s);
+        out[key] = {{"path", path}, {"xxh3", hash.empty() ? json(nullptr) : json(hash)}, {"files", n}};
+      }
+    }
+  std::lock_guard<std::mutex> lock(mu);
+  memo[memo_key] = out;
+  return out;
+}
 
 bool finished_before(const std::string& dir, const std::string& hash) {
   try {
@@ -116,7 +177,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   fs::create_directories(run_dir);
   const std::string final_path = (fs::path(run_dir) / "run.json").string();
   const std::string partial_path = (fs::path(run_dir) / "run.partial.jsonl").string();
-  json out = base_json(run, hash);
+  json out = base_json(run, hash, reg);
   out["environment"] = environment_json();
 
   OracleCounters counters;
@@ -141,7 +202,13 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   // cheap for short runs.
   std::unique_ptr<FILE, int (*)(FILE*)> partial(nullptr, &std::fclose);
   auto open_partial = [&] {
-    partial.reset(std::fopen(partial_path.c_str(), "w"));
+    // Written in place, line by line, because a killed run must leave what it had: a new file
+    // (never through a link planted in the run folder), kept only while the run lives.
+    try {
+      partial.reset(fdopen(open_in_place(partial_path, InPlace::fresh, 0644).release(), "w"));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "warning: no partial log: %s\n", e.what());
+    }
     if (!partial) return;
     json header = out;
     header["data_info"] = json::object();
@@ -238,11 +305,18 @@ double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
 
 // After a child died without writing run.json: rebuild its partial curve from the append-only
 // log (header line + one line per checkpoint), mark it timeout / failed.
-void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message) {
+void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message,
+             const PluginRegistry& reg) {
   const auto partial = fs::path(c.dir) / "run.partial.jsonl";
-  json j = base_json(run, c.hash);
+  json j = base_json(run, c.hash, reg);
   std::vector<json> rows;
-  if (std::ifstream in(partial); in) {
+  std::string text;
+  try {
+    text = read_file(partial.string());  // a FIFO or device planted there is refused, not waited on
+  } catch (const std::exception&) {
+  }
+  {
+    std::istringstream in(text);
     std::string line;
     bool first = true;
     while (std::getline(in, line)) {
@@ -314,6 +388,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
   for (std::size_t i = 0; i < runs.size(); ++i) {
     dirs[i] = (fs::path(opts.out_dir) / runs[i].experiment / runs[i].run_id).string();
     hashes[i] = config_hash(runs[i], reg);
+    data_hashes(runs[i].config["data"], reg);  // once, before forking: the runs' children reuse it
     sum.run_dirs.push_back(dirs[i]);
     if (!opts.force && finished_before(dirs[i], hashes[i])) {
       ++sum.skipped;
@@ -367,15 +442,22 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       if (pid < 0) throw std::runtime_error("fork failed");
       if (pid == 0) {
         child_after_fork(parent);
-        // child: its stderr goes to the run folder
-        int fd = ::open((fs::path(dirs[i]) / "stderr.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-          dup2(fd, 2);
-          close(fd);
+        // child: its stderr goes to the run folder (a new file: never through a planted link)
+        try {
+          Fd log = open_in_place((fs::path(dirs[i]) / "stderr.log").string(), InPlace::fresh, 0644);
+          dup2(log.get(), 2);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "warning: %s\n", e.what());
         }
-        execute_run(runs[i], dirs[i], hashes[i], reg, cache_dir);
+        int code = 0;
+        try {
+          execute_run(runs[i], dirs[i], hashes[i], reg, cache_dir);
+        } catch (const std::exception& e) {  // run.json could not be written: the parent reports it
+          std::fprintf(stderr, "%s\n", e.what());
+          code = 1;
+        }
         std::fflush(nullptr);
-        _exit(0);
+        _exit(code);
       }
       Child c;
       c.pid = pid;
@@ -405,27 +487,39 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.jsonl");
       const bool stopped = WIFSIGNALED(status) && (sum.stop_signal != 0 || WTERMSIG(status) == SIGTERM ||
                                                     WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGHUP);
+      // run.json could not be written (a full disk): the run failed, and the run.json left from
+      // an earlier run (kept whole by the atomic write) does not describe it
+      std::string unwritten;
+      auto save = [&](const char* status, const std::string& message) {
+        try {
+          salvage(run, c, status, message, reg);
+        } catch (const std::exception& e) {
+          unwritten = e.what();
+        }
+      };
       if (c.killed) {
-        salvage(run, c, "timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
+        save("timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
       } else if (stopped) {
         // Told to stop (the parent's signal, or Slurm/Ctrl-C signalling the whole group): keep
         // the partial curve, the resume reruns it; a run.json the child finished is kept as it is.
         if (!wrote)
-          salvage(run, c, "interrupted", fmt::format("interrupted by signal {} ({}) after {:.1f} s", WTERMSIG(status),
-                                                    strsignal(WTERMSIG(status)), elapsed));
+          save("interrupted", fmt::format("interrupted by signal {} ({}) after {:.1f} s", WTERMSIG(status),
+                                          strsignal(WTERMSIG(status)), elapsed));
       } else if (WIFSIGNALED(status)) {
-        salvage(run, c, "failed", fmt::format("the run crashed: signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+        save("failed", fmt::format("the run crashed: signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
       } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        salvage(run, c, "failed", fmt::format("the run exited with status {}", WEXITSTATUS(status)));
+        save("failed", fmt::format("the run exited with status {}", WEXITSTATUS(status)));
       } else if (!wrote) {
-        salvage(run, c, "failed", "the run ended without writing run.json");
+        save("failed", "the run ended without writing run.json");
       }
-      account(c.dir);
+      if (unwritten.empty()) account(c.dir);
+      else ++sum.failed;
       ++finished;
       total_time += elapsed;
       if (!opts.quiet) {
         if (opts.progress_tty) std::cout << "\r\033[K";
-        std::cout << fmt::format("[{}/{}] {:<40} {}\n", finished, to_run, run.run_id, describe_row(c.dir));
+        std::cout << fmt::format("[{}/{}] {:<40} {}\n", finished, to_run, run.run_id,
+                                 unwritten.empty() ? describe_row(c.dir) : "failed   run.json not written: " + unwritten);
       }
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
       progress();

@@ -25,11 +25,18 @@ struct RunnerSummary {
   bool any_failure() const { return failed + timeout + interrupted > 0 || stop_signal != 0; }
 };
 
+/// The content hashes of the files the path parameters of a run's dataset plugin name, by their
+/// key in the data section ("params.train": {"path": canonical path, "xxh3": hash}; a folder:
+/// the hash of the files under it, with "files": their count, and xxh3 null beyond 100000 files).
+/// Recorded in run.json as "data_hashes", so that `dualgap evaluate` can refuse to re-score a run
+/// on data that changed since. An unknown plugin: no hashes.
+DUALGAP_API json data_hashes(const json& data_section, const PluginRegistry& reg);
+
 /// True when <dir>/run.json finished (done or budget) with this config hash: resume skips it.
 DUALGAP_API bool finished_before(const std::string& dir, const std::string& hash);
 
-/// Executes one run in this process and writes <run_dir>/run.json. Never throws: failures are
-/// recorded in run.json with status "failed".
+/// Executes one run in this process and writes <run_dir>/run.json. Failures of the run are
+/// recorded in run.json with status "failed"; throws only when run.json cannot be written.
 DUALGAP_API void execute_run(const RunSpec& run, const std::string& run_dir, const std::string& hash,
                              const PluginRegistry& reg, const std::string& cache_dir);
 

@@ -4,11 +4,11 @@
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "base/files.hpp"
 #include "base/output_option.hpp"
 #include "base/util.hpp"  // printable
 #include "dualgap/plugin.hpp"
@@ -29,12 +29,12 @@ bool known_kind(const std::string& k) {
   return false;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read template " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read_template(const fs::path& p) {
+  try {
+    return read_file(p.string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("cannot read a template: ") + e.what());
+  }
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -126,7 +126,7 @@ std::map<std::string, std::string> render_skeleton(const std::string& kind,
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
       if (!e.is_regular_file()) continue;
       const std::string rel = replace_all(fs::relative(e.path(), dir).string(), "@NAME@", name);
-      files[rel] = read_file(e.path());
+      files[rel] = read_template(e.path());
     }
   }
   // Shared snippets (e.g. the conformance checks every generated test file starts with).
@@ -134,7 +134,7 @@ std::map<std::string, std::string> render_skeleton(const std::string& kind,
   if (fs::is_directory(root / "snippets", ec))
     for (const auto& e : fs::directory_iterator(root / "snippets")) {
       const std::string key = "@SNIPPET:" + e.path().filename().string() + "@";
-      const std::string snippet = read_file(e.path());
+      const std::string snippet = read_template(e.path());
       for (auto& [rel, text] : files) text = replace_all(text, key, snippet);
     }
   for (auto& [rel, text] : files) {
@@ -197,10 +197,9 @@ int new_plugin_main(const std::vector<std::string>& args) {
         }
     for (const auto& [rel, text] : files) {
       const fs::path p = out / rel;
-      fs::create_directories(p.parent_path());
-      std::ofstream f(p, std::ios::binary);
-      f << text;
-      if (!f) throw std::runtime_error("cannot write " + p.string());
+      // Without --force a file that appeared since the check above is still not clobbered: the
+      // name is taken only if free, at the moment it is taken.
+      write_file_atomic(p.string(), text, force ? IfExists::replace : IfExists::refuse);
       std::cout << "wrote " << p.string() << "\n";
     }
     const std::string o = out.string();

@@ -1,9 +1,11 @@
 // Downloading a data set: libcurl (HTTP with Range to resume a .part file) and OpenSSL's
 // SHA-256; a file is kept only when its checksum matches the registry's.
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <ostream>
 #include <stdexcept>
@@ -12,6 +14,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include "base/files.hpp"
 #include "data/fetch/registry.hpp"
 #include "dualgap/parse.hpp"
 
@@ -37,14 +40,16 @@ std::string sha256_bytes(const char* data, std::size_t n) {
 }  // namespace
 
 std::string sha256_of_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  const Fd fd = open_regular_file(path);  // a FIFO or device in the data folder: refused, not waited on
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
   std::vector<char> buf(1 << 16);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FileError(path, "cannot read", errno);
+    if (n == 0) break;
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
   }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;
@@ -131,7 +136,8 @@ Attempt download(const std::string& url, const fs::path& part, curl_off_t cap, c
     a.error = fmt::format("{} already holds {} bytes, more than the file's {}", part.string(), offset, cap);
     return a;
   }
-  FILE* out = std::fopen(part.c_str(), "ab");
+  // Appended in place (a download resumes from it), never through a link planted in the data folder.
+  FILE* out = fdopen(open_in_place(part.string(), InPlace::append, 0644).release(), "ab");
   if (!out) throw std::runtime_error(part.string() + ": cannot open for writing");
   CURL* curl = curl_easy_init();
   if (!curl) {
@@ -180,7 +186,8 @@ Attempt download(const std::string& url, const fs::path& part, curl_off_t cap, c
     a.error += fmt::format(" (limits: --timeout {} s per file, --low-speed {} bytes/s for {} s)", opt.timeout_seconds,
                            opt.low_speed_bytes, opt.low_speed_seconds);
   }
-  if (std::fclose(out) != 0 && a.code == CURLE_OK) {
+  const bool synced = std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
+  if ((std::fclose(out) != 0 || !synced) && a.code == CURLE_OK) {
     a.code = CURLE_WRITE_ERROR;
     a.error = part.string() + ": write error";
   }
@@ -268,9 +275,10 @@ bool fetch_file(const Dataset& ds, const DataFile& f, const fs::path& dir, const
                          got, f.sha256);
       continue;
     }
-    fs::rename(part, target, ec);
-    if (ec) {
-      log << fmt::format("  {}: error: cannot move {} to {}: {}\n", f.path, part.string(), target.string(), ec.message());
+    try {
+      commit_rename(part.string(), target.string());  // the verified bytes take the name, then the folder is synced
+    } catch (const std::exception& e) {
+      log << fmt::format("  {}: error: {}\n", f.path, e.what());
       return false;
     }
     log << fmt::format("  {}: ok, sha256 {}{}\n", f.path, c == Check::ok ? "verified" : "of the decompressed content verified",
@@ -298,9 +306,11 @@ int fetch_dataset(const Dataset& ds, const FetchOptions& options, std::ostream& 
       std::error_code ec;
       fs::create_directories(dir, ec);
       const fs::path from = fs::path(find_registry()).parent_path() / ds.manifest_file;
-      fs::copy_file(from, dir / f.path, fs::copy_options::overwrite_existing, ec);
-      if (ec || sha256_of_file((dir / f.path).string()) != f.sha256) {
-        log << fmt::format("  {}: error: cannot write the manifest from {}\n", f.path, from.string());
+      try {
+        write_file_atomic((dir / f.path).string(), read_file(from.string()));
+        if (sha256_of_file((dir / f.path).string()) != f.sha256) throw std::runtime_error("checksum mismatch");
+      } catch (const std::exception& e) {
+        log << fmt::format("  {}: error: cannot write the manifest from {}: {}\n", f.path, from.string(), e.what());
         ++failed;
       }
       continue;

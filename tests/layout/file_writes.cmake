@@ -1,0 +1,35 @@
+# CTest `layout_file_writes`: every file the core writes goes through core/src/base/files.cpp
+# (AtomicFile / write_file_atomic: a temporary, fsync, rename; open_in_place: O_NOFOLLOW, no
+# hard-linked file, for the few files written where they are). This fails, naming file and line,
+# on any other way of opening a file for writing or moving one under core/src.
+# Usage: cmake -DROOT=<source dir> -P file_writes.cmake
+if(NOT ROOT)
+  message(FATAL_ERROR "file_writes.cmake: pass -DROOT=<dualgap source dir>")
+endif()
+file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/core/src/*.cpp ${ROOT}/core/src/*.hpp)
+# ofstream/fopen/creat/mkstemp, open flags that write, renames and copies, xtensor's file writer
+set(pattern "(ofstream|(^|[^a-z_])fstream[ \t]+[a-z_]+\\(|fopen\\(|[^a-z_]creat\\(|mkstemp|mkostemp|O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND|[^a-z_]rename(at2?)?\\(|copy_file|fs::copy\\(|dump_npy\\(\"|std::filesystem::copy\\()")
+set(problems "")
+set(checked 0)
+foreach(f ${sources})
+  if(f STREQUAL "core/src/base/files.cpp" OR f STREQUAL "core/src/base/files.hpp")
+    continue()
+  endif()
+  math(EXPR checked "${checked} + 1")
+  file(STRINGS ${ROOT}/${f} lines)
+  set(n 0)
+  foreach(line IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    if(line MATCHES "^[ \t]*//")
+      continue()
+    endif()
+    if(line MATCHES "${pattern}")
+      string(APPEND problems "  ${f}:${n}: ${line}\n")
+    endif()
+  endforeach()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "A file is written without core/src/base/files.hpp (write_file_atomic, AtomicFile, or "
+                      "open_in_place for a file written in place):\n${problems}")
+endif()
+message(STATUS "file_writes: ${checked} core sources, every write goes through base/files.cpp")
