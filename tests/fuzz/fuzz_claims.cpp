@@ -23,7 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (std::isinf(v)) __builtin_trap();
     for (double v : c.at)
       if (!std::isfinite(v) || v < 0) __builtin_trap();
-    if (!(c.by > 0) || c.rel < 0 || c.id.empty() || c.kind.empty() || c.a.empty()) __builtin_trap();
+    if (!(c.by > 0) || c.rel < 0 || c.id.empty() || c.kind.empty()) __builtin_trap();
+    // every kind but `external` (a sentence saying where it is measured) reads at least one series
+    if ((c.kind == "external") != c.a.empty()) __builtin_trap();
+    if (c.kind == "external" && c.note.empty()) __builtin_trap();
   }
   return 0;
 }

@@ -241,7 +241,7 @@ struct ClaimsReader {
       c.metric = str(body["metric"], w + ".metric");
       bounds(body, c, w);
     } else {  // external
-      if (body.IsScalar()) c.note = body.Scalar();
+      if (body.IsScalar() && !body.Scalar().empty()) c.note = body.Scalar();
       else fail(body, w + ": expected a sentence saying where this claim is measured, found " + shown(body));
     }
     return c;
