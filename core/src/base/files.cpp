@@ -125,11 +125,15 @@ Fd open_regular_file(const std::string& path) {
   return fd;
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uintmax_t max_bytes, std::string_view limit) {
   Fd fd = open_regular_file(path);
   struct stat st {};
   std::string out;
-  if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) out.reserve(static_cast<std::size_t>(st.st_size));
+  if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) {
+    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+      throw FileError(path, std::to_string(st.st_size) + " bytes: larger than " + std::string(limit));
+    out.reserve(static_cast<std::size_t>(st.st_size));
+  }
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -137,8 +141,18 @@ std::string read_file(const std::string& path) {
     if (n < 0) throw FileError(path, "cannot read", errno);
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_bytes)  // grew while being read
+      throw FileError(path, std::to_string(out.size()) + " bytes: larger than " + std::string(limit));
   }
   return out;
+}
+
+std::string read_file(const std::string& path) { return read_file(path, UINTMAX_MAX, ""); }
+
+Fd open_null_device() {
+  Fd fd(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  if (!fd) throw FileError("/dev/null", "cannot open", errno);
+  return fd;
 }
 
 struct AtomicFile::Impl : std::streambuf {

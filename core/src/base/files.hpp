@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -65,6 +66,14 @@ DUALGAP_API Fd open_regular_file(const std::string& path);
 
 /// The whole content of a regular file (open_regular_file). Throws FileError naming the file.
 DUALGAP_API std::string read_file(const std::string& path);
+
+/// The same, for a reader with a size limit: a file larger than max_bytes is refused before it
+/// is read, and one that grows past it while it is read is not read on, both with
+/// "PATH: N bytes: larger than LIMIT" (LIMIT, e.g. "the 16 MB a YAML file dualgap reads may have").
+DUALGAP_API std::string read_file(const std::string& path, std::uintmax_t max_bytes, std::string_view limit);
+
+/// /dev/null opened for writing: where a child's discarded output goes (base/process).
+DUALGAP_API Fd open_null_device();
 
 /// What an AtomicFile does when its name exists at commit().
 enum class IfExists {

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "base/files.hpp"
+
 extern char** environ;
 
 namespace dualgap {
@@ -93,12 +95,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   };
   if (opts.out == Stream::capture) make_pipe(out_r, out_w);
   if (opts.err == Stream::capture) make_pipe(err_r, err_w);
+  Fd null;  // base/files: the one way a file is opened for writing
+  if (opts.out == Stream::discard || opts.err == Stream::discard) null = open_null_device();
 
   Actions fa;
   check(posix_spawn_file_actions_addopen(&fa.a, 0, "/dev/null", O_RDONLY, 0), "stdin");
   auto route = [&](Stream s, PipeEnd& w, int target) {
     if (s == Stream::capture) check(posix_spawn_file_actions_adddup2(&fa.a, w.fd, target), "a pipe");
-    if (s == Stream::discard) check(posix_spawn_file_actions_addopen(&fa.a, target, "/dev/null", O_WRONLY, 0), "/dev/null");
+    if (s == Stream::discard) check(posix_spawn_file_actions_adddup2(&fa.a, null.get(), target), "/dev/null");
   };
   route(opts.out, out_w, 1);
   route(opts.err, err_w, 2);

@@ -2,19 +2,15 @@
 // parser's events, then built by yaml-cpp.
 #include "base/yaml.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
+
+#include "base/files.hpp"
 
 namespace dualgap::yaml {
 
@@ -141,31 +137,14 @@ Error::Error(std::string origin, YAML::Mark mark, std::string problem)
       problem_(std::move(problem)) {}
 
 std::string read_text(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(path, YAML::Mark::null_mark(), fmt::format("cannot open: {}", std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(path, YAML::Mark::null_mark(), fmt::format("cannot stat: {}", std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) throw Error(path, YAML::Mark::null_mark(), "not a regular file");
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxBytes)
-    throw Error(path, YAML::Mark::null_mark(),
-                fmt::format("{} bytes: larger than the {} MB a YAML file dualgap reads may have", st.st_size, kMaxBytes >> 20));
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(path, YAML::Mark::null_mark(), fmt::format("cannot read: {}", std::strerror(errno)));
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxBytes)  // grew while being read
-      throw Error(path, YAML::Mark::null_mark(), fmt::format("larger than the {} MB a YAML file dualgap reads may have", kMaxBytes >> 20));
+  // base/files: only a regular file (a FIFO is refused, never waited on), at most kMaxBytes.
+  try {
+    return read_file(path, kMaxBytes, fmt::format("the {} MB a YAML file dualgap reads may have", kMaxBytes >> 20));
+  } catch (const FileError& e) {
+    std::string problem = e.what();
+    if (problem.rfind(path + ": ", 0) == 0) problem.erase(0, path.size() + 2);
+    throw Error(path, YAML::Mark::null_mark(), problem);
   }
-  return text;
 }
 
 YAML::Node load(const std::string& text, const std::string& origin) {
