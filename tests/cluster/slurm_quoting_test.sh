@@ -10,25 +10,10 @@
 #  D. sbatch options that would choose the job's environment or files are refused;
 #  E. `dualgap status` on a submission.json whose job ids are commands runs none of them.
 # No variant may create a file named pwned anywhere under the test folder (or in / or $HOME).
-# Where Slurm cannot start: FAIL when CI=true, else skip (exit 77) saying why.
 # Usage: slurm_quoting_test.sh DUALGAP_BIN TEST_PLUGIN_DIR SOURCE_DIR
 set -uo pipefail
-bin=$1; export DUALGAP_PLUGIN_PATH=$2; src=$3
-cannot() {
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: Slurm cannot start in CI: $*"; exit 1; fi
-  echo "SKIP: Slurm cannot start here: $*"; exit 77
-}
-fail() { echo "FAIL: $*"; exit 1; }
-work=$(mktemp -d)
-state="$work/slurm"
-cleanup() { bash "$src/scripts/local-slurm.sh" stop "$state" >/dev/null 2>&1; rm -rf "$work"; }
-trap cleanup EXIT
-[ "$(id -u)" -eq 0 ] || cannot "not root (slurmd must run as root)"
-command -v slurmctld >/dev/null && command -v munged >/dev/null || cannot "slurm-wlm or munge not installed (scripts/setup.sh)"
 # Ports of our own (two each, even, above those of slurm_sweep_test.sh): the cluster tests may run at once.
-export DUALGAP_SLURM_PORT=$((41000 + ($$ % 9000) * 2))
-out=$(bash "$src/scripts/local-slurm.sh" start "$state" 2>&1) || cannot "$out"
-export SLURM_CONF="$state/slurm.conf"
+source "$(dirname "$0")/slurm_setup.sh" "$1" "$2" "$3" $((41000 + ($$ % 9000) * 2))
 no_pwned() {
   local found
   found=$(find "$work" -name pwned 2>/dev/null)

@@ -2,25 +2,10 @@
 # A real Slurm (scripts/local-slurm.sh) runs a real sweep through `dualgap run --executor slurm`:
 # every run.json, one report, `dualgap status`, a resubmission that submits nothing, and a
 # scancel in the middle followed by a resubmission that completes with nothing lost.
-# Where Slurm cannot start: FAIL when CI=true, else skip (exit 77) saying why.
 # Usage: slurm_sweep_test.sh DUALGAP_BIN TEST_PLUGIN_DIR SOURCE_DIR
 set -uo pipefail
-bin=$1; export DUALGAP_PLUGIN_PATH=$2; src=$3
-cannot() {
-  if [ "${CI:-}" = "true" ]; then echo "FAIL: Slurm cannot start in CI: $*"; exit 1; fi
-  echo "SKIP: Slurm cannot start here: $*"; exit 77
-}
-fail() { echo "FAIL: $*"; exit 1; }
-work=$(mktemp -d)
-state="$work/slurm"
-cleanup() { bash "$src/scripts/local-slurm.sh" stop "$state" >/dev/null 2>&1; rm -rf "$work"; }
-trap cleanup EXIT
-[ "$(id -u)" -eq 0 ] || cannot "not root (slurmd must run as root)"
-command -v slurmctld >/dev/null && command -v munged >/dev/null || cannot "slurm-wlm or munge not installed (scripts/setup.sh)"
 # A port of our own, so a second test tree on the machine does not meet this Slurm.
-export DUALGAP_SLURM_PORT=$((20000 + $$ % 20000))
-out=$(bash "$src/scripts/local-slurm.sh" start "$state" 2>&1) || cannot "$out"
-export SLURM_CONF="$state/slurm.conf"
+source "$(dirname "$0")/slurm_setup.sh" "$1" "$2" "$3" $((20000 + $$ % 20000))
 cd "$work"
 
 # 24 runs of about 0.3 s each (11 evaluations sleeping 25 ms): 6 tasks of 4, 2 at once.
