@@ -18,8 +18,11 @@
 #include <fmt/format.h>
 
 #include "../tests/compare/synthetic.hpp"
+#include "cli/command.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
+
+using dualgap::cli::run_command;  // a command as the CLI runs it: its exit status
 
 namespace fs = std::filesystem;
 using namespace dualgap::compare;
@@ -55,7 +58,7 @@ void generate(const fs::path& root, const std::string& experiment, int problems,
 int run_quiet(const std::vector<std::string>& args) {
   std::ostringstream sink;
   auto* old = std::cout.rdbuf(sink.rdbuf());
-  int rc = compare_main(args);
+  int rc = run_command("compare", args);
   std::cout.rdbuf(old);
   return rc;
 }

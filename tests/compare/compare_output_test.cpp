@@ -9,11 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/command.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
 #include "base/util.hpp"
+
+using dualgap::cli::run_command;  // a command as the CLI runs it: its exit status
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
@@ -128,7 +131,7 @@ TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   TempDir tmp;
   make_results(tmp.path / "results");
   const fs::path html = tmp.path / "report.html";
-  REQUIRE(compare_main({(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
+  REQUIRE(run_command("compare", {(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
   const std::string page = read_file(html);
   CHECK(page.size() > 50000);
   CHECK(page.size() < 5'000'000);
@@ -175,7 +178,7 @@ TEST_CASE("hostile names stay text: inline JSON without '<', '>', '&', U+2028; f
   }
   const std::string dir = (tmp.path / "results").string();
   const fs::path html = tmp.path / "report.html";
-  REQUIRE(compare_main({dir, "--html", html.string(), "--title", "<!--<script> & co"}) == 0);
+  REQUIRE(run_command("compare", {dir, "--html", html.string(), "--title", "<!--<script> & co"}) == 0);
   const std::string page = read_file(html);
   const std::string open = "<script type=\"application/json\" id=\"dualgap-data\">";
   const auto a = page.find(open);
@@ -205,10 +208,10 @@ TEST_CASE("hostile names stay text: inline JSON without '<', '>', '&', U+2028; f
   // a label with two '$' is drawn as written, not parsed as mathtext
   if (!require_tool(kPython, "matplotlib figures")) return;
   const fs::path png = tmp.path / "fig.png";
-  CHECK(compare_main({dir, "--figure", png.string(), "--title", "$\\bar{$ x"}) == 0);
+  CHECK(run_command("compare", {dir, "--figure", png.string(), "--title", "$\\bar{$ x"}) == 0);
   CHECK(fs::exists(png));
   const fs::path svg = tmp.path / "fig.svg";
-  REQUIRE(compare_main({dir, "--figure", svg.string()}) == 0);
+  REQUIRE(run_command("compare", {dir, "--figure", svg.string()}) == 0);
   CHECK(read_file(svg).find("$\\foo$") != std::string::npos);  // SVG keeps text as text
 }
 
@@ -217,7 +220,7 @@ TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values,
   TempDir tmp;
   make_results(tmp.path / "results");
   const fs::path html = tmp.path / "report.html";
-  REQUIRE(compare_main({(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
+  REQUIRE(run_command("compare", {(tmp.path / "results").string(), "--html", html.string(), "--x", "oracle_calls"}) == 0);
 
   // drawn: a screenshot that is not blank
   TempDir profile;
@@ -252,7 +255,7 @@ TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values,
   // an axis from 1e-3 to 1e-1 carries at least two labelled decades
   make_decade_results(tmp.path / "decades");
   const fs::path dec = tmp.path / "decades.html";
-  REQUIRE(compare_main({(tmp.path / "decades").string(), "--html", dec.string()}) == 0);
+  REQUIRE(run_command("compare", {(tmp.path / "decades").string(), "--html", dec.string()}) == 0);
   const std::string ddom = chromium_dom("file://" + dec.string());
   const auto ticks = words(attribute(ddom, "plot-0", "data-yticks"));
   INFO("y tick labels: " << attribute(ddom, "plot-0", "data-yticks"));
@@ -271,21 +274,21 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
   const std::string dir = (tmp.path / "results").string();
   // --size x --dpi is the PNG size, whatever the grid
   const fs::path png = tmp.path / "fig.png";
-  REQUIRE(compare_main({dir, "--figure", png.string(), "--x", "oracle_calls", "--size", "4,3", "--dpi", "100"}) == 0);
+  REQUIRE(run_command("compare", {dir, "--figure", png.string(), "--x", "oracle_calls", "--size", "4,3", "--dpi", "100"}) == 0);
   auto [w, h] = png_size(png);
   CHECK(w == 400);
   CHECK(h == 300);
   CHECK(png_pixel_spread(png) > 0.02);
   const fs::path png2 = tmp.path / "fig2.png";
-  REQUIRE(compare_main({dir, "--figure", png2.string(), "--x", "time", "--oracle-cost", "10", "--metrics",
+  REQUIRE(run_command("compare", {dir, "--figure", png2.string(), "--x", "time", "--oracle-cost", "10", "--metrics",
                         "gap,working_set_size", "--style", "slides", "--size", "7.5,3.2", "--dpi", "120",
                         "--band", "iqr", "--columns", "2"}) == 0);
   auto [w2, h2] = png_size(png2);
   CHECK(w2 == 900);
   CHECK(h2 == 384);
-  CHECK(compare_main({dir, "--figure", png2.string(), "--band", "quartiles"}) == 2);
-  CHECK(compare_main({dir, "--figure", png2.string(), "--size", "4"}) == 2);
-  CHECK(compare_main({dir, "--figure", png2.string(), "--style", "poster"}) == 2);
+  CHECK(run_command("compare", {dir, "--figure", png2.string(), "--band", "quartiles"}) == 2);
+  CHECK(run_command("compare", {dir, "--figure", png2.string(), "--size", "4"}) == 2);
+  CHECK(run_command("compare", {dir, "--figure", png2.string(), "--style", "poster"}) == 2);
 
   // the spec: replay note, panels, a series per solver
   RunSet set = load_runs({dir});
@@ -301,7 +304,7 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
 
   // PDF: TrueType (Type 42) fonts only, never Type 3
   const fs::path pdf = tmp.path / "fig.pdf";
-  REQUIRE(compare_main({dir, "--figure", pdf.string()}) == 0);
+  REQUIRE(run_command("compare", {dir, "--figure", pdf.string()}) == 0);
   CHECK(read_file(pdf).rfind("%PDF", 0) == 0);
   if (require_tool("/usr/bin/pdffonts", "the fonts embedded in PDF figures")) {
     const std::string fonts = run_capture("/usr/bin/pdffonts " + pdf.string());
@@ -313,8 +316,8 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
   // colours: a solver keeps its colour in every figure of the experiment, also when others
   // are left out (--solver) or the series are reordered (--order)
   const fs::path svg_all = tmp.path / "all.svg", svg_some = tmp.path / "some.svg";
-  REQUIRE(compare_main({dir, "--figure", svg_all.string()}) == 0);
-  REQUIRE(compare_main({dir, "--figure", svg_some.string(), "--solver", "MP-*", "--order", "MP-BCFW-avg",
+  REQUIRE(run_command("compare", {dir, "--figure", svg_all.string()}) == 0);
+  REQUIRE(run_command("compare", {dir, "--figure", svg_some.string(), "--solver", "MP-*", "--order", "MP-BCFW-avg",
                         "--metrics", "gap"}) == 0);
   const std::string all = read_file(svg_all), some = read_file(svg_some);
   CHECK(all.find("<text") != std::string::npos);  // text stays text (svg.fonttype none)
@@ -341,5 +344,5 @@ TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across fig
   auto spec2 = figure_spec(with_boost, f2, Options{});
   CHECK(spec2["notes"].dump().find("AdaBoost") != std::string::npos);
   const fs::path png3 = tmp.path / "fig3.png";
-  CHECK(compare_main({dir, "--figure", png3.string(), "--style", "screen"}) == 0);
+  CHECK(run_command("compare", {dir, "--figure", png3.string(), "--style", "screen"}) == 0);
 }

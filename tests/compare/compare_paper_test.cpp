@@ -11,11 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "cli/command.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
 #include "base/util.hpp"
+
+using dualgap::cli::run_command;  // a command as the CLI runs it: its exit status
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
@@ -112,7 +115,7 @@ TEST_CASE("performance and data profiles are exact on hand-made runs") {
 
   // the CLI: --profile prints the ranking; --figure draws the profiles
   Capture c;
-  REQUIRE(compare_main({tmp.path.string(), "--profile", "--x", "time", "--y", "gap"}) == 0);
+  REQUIRE(run_command("compare", {tmp.path.string(), "--profile", "--x", "time", "--y", "gap"}) == 0);
   const std::string out = c.out.str();
   INFO(out);
   CHECK(std::regex_search(out, std::regex("1 +A +3 +3 +1\\.59")));
@@ -120,7 +123,7 @@ TEST_CASE("performance and data profiles are exact on hand-made runs") {
   CHECK(std::regex_search(out, std::regex("3 +B +2 +3 +2 ")));
   if (fs::exists("/usr/bin/python3")) {
     const fs::path png = tmp.path / "profiles.png";
-    CHECK(compare_main({tmp.path.string(), "--profile", "--x", "time", "--y", "gap", "--figure", png.string()}) == 0);
+    CHECK(run_command("compare", {tmp.path.string(), "--profile", "--x", "time", "--y", "gap", "--figure", png.string()}) == 0);
     CHECK(fs::file_size(png) > 10000);
   }
 }
@@ -143,7 +146,7 @@ TEST_CASE("CSV export: one row per run x checkpoint; pandas loads it with the do
       write_run(tmp.path / "results", run);
     }
   const fs::path csv = tmp.path / "curves.csv";
-  REQUIRE(compare_main({(tmp.path / "results").string(), "--csv", csv.string()}) == 0);
+  REQUIRE(run_command("compare", {(tmp.path / "results").string(), "--csv", csv.string()}) == 0);
   const std::string text = read_file(csv);
   std::istringstream in(text);
   std::string header, line;
@@ -279,7 +282,7 @@ TEST_CASE("selection by glob, order of the YAML solvers list, --order") {
   Selection none;
   none.problems = {"no-such-problem*"};
   CHECK_THROWS_WITH_AS(select_runs(moved, none), doctest::Contains("--problem no-such-problem*"), std::runtime_error);
-  CHECK(compare_main({dir, "--solver", "Z*"}) == 1);
+  CHECK(run_command("compare", {dir, "--solver", "Z*"}) == 1);
 }
 
 TEST_CASE("tables: widths from content, relative or absolute levels, markdown/latex/csv") {
@@ -329,6 +332,6 @@ TEST_CASE("tables: widths from content, relative or absolute levels, markdown/la
   CHECK(tex.find("primal\\_subopt") != std::string::npos);
   const std::string csv = format_tables(ta, TableFormat::csv);
   CHECK(csv.find("solver,measure,eps=0.001\n") != std::string::npos);
-  CHECK(compare_main({tmp.path.string(), "--format", "html"}) == 2);
-  CHECK(compare_main({tmp.path.string(), "--levels", "log"}) == 2);
+  CHECK(run_command("compare", {tmp.path.string(), "--format", "html"}) == 2);
+  CHECK(run_command("compare", {tmp.path.string(), "--levels", "log"}) == 2);
 }

@@ -8,10 +8,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/command.hpp"
 #include "compare/compare.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
+
+using dualgap::cli::run_command;  // a command as the CLI runs it: its exit status
 
 using namespace dualgap::compare;
 using dualgap::test::Capture;
@@ -309,7 +312,7 @@ TEST_CASE("oracle-cost replay rescales the oracle share of time only") {
   CHECK(axis_label("time", 10.0).find("x10") != std::string::npos);
 }
 
-TEST_CASE("compare_main: exit status and outputs") {
+TEST_CASE("compare command: exit status and outputs") {
   TempDir tmp;
   for (const char* solver : {"BCFW", "MP-BCFW"}) {
     SyntheticRun s;
@@ -320,25 +323,25 @@ TEST_CASE("compare_main: exit status and outputs") {
   const std::string dir = (tmp.path / "results").string();
   {
     Capture c;
-    CHECK(compare_main({"--help"}) == 0);
+    CHECK(run_command("compare", {"--help"}) == 0);
     CHECK(c.out.str().find("--oracle-cost") != std::string::npos);
   }
-  CHECK(compare_main({dir, "--no-such-option"}) == 2);
-  CHECK(compare_main({}) == 2);
-  CHECK(compare_main({dir, "--y", "no_such_column"}) == 2);
-  CHECK(compare_main({dir, "--figure", "out.gif"}) == 2);
-  CHECK(compare_main({dir, "--eps", "1e-2,abc"}) == 2);
-  CHECK(compare_main({(tmp.path / "missing").string()}) == 1);
+  CHECK(run_command("compare", {dir, "--no-such-option"}) == 2);
+  CHECK(run_command("compare", {}) == 2);
+  CHECK(run_command("compare", {dir, "--y", "no_such_column"}) == 2);
+  CHECK(run_command("compare", {dir, "--figure", "out.gif"}) == 2);
+  CHECK(run_command("compare", {dir, "--eps", "1e-2,abc"}) == 2);
+  CHECK(run_command("compare", {(tmp.path / "missing").string()}) == 1);
   std::filesystem::create_directories(tmp.path / "empty");
-  CHECK(compare_main({(tmp.path / "empty").string()}) == 1);
+  CHECK(run_command("compare", {(tmp.path / "empty").string()}) == 1);
   {
     Capture c;
-    CHECK(compare_main({dir, "--table", "--x", "time"}) == 0);
+    CHECK(run_command("compare", {dir, "--table", "--x", "time"}) == 0);
     CHECK(c.out.str().find("MP-BCFW") != std::string::npos);
     CHECK(c.out.str().find("eps=0.01") != std::string::npos);
   }
   const std::string js = (tmp.path / "t.json").string();
-  CHECK(compare_main({dir, "--json=" + js, "--eps", "0.1,0.02"}) == 0);
+  CHECK(run_command("compare", {dir, "--json=" + js, "--eps", "0.1,0.02"}) == 0);
   std::ifstream in(js);
   json t = json::parse(in);
   CHECK(t["schema"] == "dualgap.compare/1");

@@ -1,4 +1,4 @@
-// libFuzzer: run.json reading in `dualgap evaluate` (evaluate_main on a run folder, with no
+// libFuzzer: run.json reading in `dualgap evaluate` (the evaluate command on a run folder, with no
 // plugins: every input stops at the checked reader, at the config checks, or at the lookup of
 // its dataset plugin). Whatever the input, the run is reported as not re-scored (exit 1) and
 // its run.json is left exactly as it was.
@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "base/util.hpp"
-#include "run/rescore.hpp"
+#include "cli/command.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace fs = std::filesystem;
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   auto* cout_buf = std::cout.rdbuf(out.rdbuf());
   auto* cerr_buf = std::cerr.rdbuf(err.rdbuf());
-  const int code = dualgap::evaluate_main({run.string()});
+  const int code = dualgap::cli::run_command("evaluate", {run.string()});
   std::cout.rdbuf(cout_buf);
   std::cerr.rdbuf(cerr_buf);
   if (code != 1 || dualgap::read_file((run / "run.json").string()) != text) __builtin_trap();

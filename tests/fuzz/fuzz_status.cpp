@@ -1,4 +1,4 @@
-// libFuzzer: run.json reading in `dualgap status` (status_main --json on an experiment folder
+// libFuzzer: run.json reading in `dualgap status` (status --json on an experiment folder
 // holding one run): every run is counted exactly once, under the status its run.json records
 // when the checked reader accepts it, else as damaged (never under no status at all).
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/run_files.hpp"
-#include "run/status.hpp"
+#include "cli/command.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace fs = std::filesystem;
@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   auto* cout_buf = std::cout.rdbuf(out.rdbuf());
   auto* cerr_buf = std::cerr.rdbuf(err.rdbuf());
-  const int code = dualgap::status_main({exp.string(), "--json"});
+  const int code = dualgap::cli::run_command("status", {exp.string(), "--json"});
   std::cout.rdbuf(cout_buf);
   std::cerr.rdbuf(cerr_buf);
   const auto report = nlohmann::json::parse(out.str());

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cli/command.hpp"
 #include "scaffold/new_plugin.hpp"
 #include "sdk_support.hpp"
 
@@ -74,15 +75,15 @@ static_assert(offsetof(dualgap::PluginHeader, description) == 2 * sizeof(int) + 
 
 TEST_CASE("sdk: new-plugin refuses bad usage and existing files") {
   dualgap::test::TempDir t;
-  CHECK(dualgap::new_plugin_main({"--help"}) == 0);
-  CHECK(dualgap::new_plugin_main({}) == 2);
-  CHECK(dualgap::new_plugin_main({"optimizer", "x"}) == 2);
-  CHECK(dualgap::new_plugin_main({"oracle", "My-Oracle", "--dir", (t.path / "a").string()}) == 2);
-  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--bogus"}) == 2);
-  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 0);
+  CHECK(dualgap::cli::run_command("new-plugin", {"--help"}) == 0);
+  CHECK(dualgap::cli::run_command("new-plugin", {}) == 2);
+  CHECK(dualgap::cli::run_command("new-plugin", {"optimizer", "x"}) == 2);
+  CHECK(dualgap::cli::run_command("new-plugin", {"oracle", "My-Oracle", "--dir", (t.path / "a").string()}) == 2);
+  CHECK(dualgap::cli::run_command("new-plugin", {"oracle", "ok_name", "--bogus"}) == 2);
+  CHECK(dualgap::cli::run_command("new-plugin", {"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 0);
   CHECK(fs::exists(t.path / "b" / "ok_name.cpp"));
-  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 1);
-  CHECK(dualgap::new_plugin_main({"oracle", "ok_name", "--dir", (t.path / "b").string(), "--force"}) == 0);
+  CHECK(dualgap::cli::run_command("new-plugin", {"oracle", "ok_name", "--dir", (t.path / "b").string()}) == 1);
+  CHECK(dualgap::cli::run_command("new-plugin", {"oracle", "ok_name", "--dir", (t.path / "b").string(), "--force"}) == 0);
   // Every kind renders without leftover placeholders.
   for (const char* kind : {"dataset", "features", "oracle", "solver"}) {
     const auto files = dualgap::scaffold::render_skeleton(kind, "probe_x");

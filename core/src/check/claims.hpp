@@ -83,8 +83,4 @@ DUALGAP_API std::vector<ClaimsFile> claims_for_runs(const compare::RunSet& set);
 DUALGAP_API nlohmann::json verdicts_json(const compare::RunSet& set, const std::vector<ClaimsFile>& files,
                                          bool ci_scale);
 
-/// Entry point of `dualgap check ARGS...`. 0: every measurable claim holds; 1: a claim fails
-/// (or, with --strict, is not measurable), or the tool failed; 2: bad usage or a bad claims file.
-DUALGAP_API int check_main(const std::vector<std::string>& args);
-
 }  // namespace dualgap::check

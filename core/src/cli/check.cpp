@@ -1,15 +1,16 @@
-// `dualgap check RESULTS... [--claims FILE]... [--format text|markdown|json] [--scale full|ci] [--strict]`
+// `dualgap check RESULTS... [--claims FILE]... [--format text|markdown|json] [--scale full|ci] [--strict]`,
+// and the claims files that name the experiments of some runs (also the report's verdicts).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <set>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include "check/claims.hpp"
+#include "cli/entries.hpp"
+#include "experiment/schema.hpp"
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -71,102 +72,83 @@ json verdicts_json(const compare::RunSet& set, const std::vector<ClaimsFile>& fi
   return all;
 }
 
-int check_main(const std::vector<std::string>& args) {
-  std::vector<std::string> inputs, claims_paths;
-  std::string format = "text", scale = "full";
-  po::options_description desc("dualgap check RESULTS... [options]");
-  desc.add_options()("help,h", "this help")(
-      "claims", po::value<std::vector<std::string>>(&claims_paths)->composing(),
-      "claims file (repeatable); default: every experiments/*/claims.yaml that names an experiment of RESULTS")(
-      "format", po::value<std::string>(&format)->default_value("text"), "text, markdown (the README table) or json")(
-      "scale", po::value<std::string>(&scale)->default_value("full"),
-      "full, or ci: claims marked 'scale: full' are reported as such and not evaluated")(
-      "strict", "a claim that cannot be measured counts as a failure (exit 1); external ones excepted")(
-      "results", po::value<std::vector<std::string>>(&inputs), "run.json files or result folders");
-  po::positional_options_description pos;
-  pos.add("results", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc
-              << "\nEvaluates a paper's claims (claims.yaml, docs/check.md) on recorded runs: per claim holds, fails\n"
-                 "or not measurable, with the measured figures beside the paper's. Exit status: 0 when every\n"
-                 "measurable claim holds, 1 when one fails (or, with --strict, cannot be measured), 2 bad usage.\n";
-    return 0;
-  }
-  if (inputs.empty()) {
-    std::cerr << desc << "\nerror: give at least one result folder or run.json\n";
-    return 2;
-  }
-  if (format != "text" && format != "markdown" && format != "json") {
-    std::cerr << "dualgap check: --format must be text, markdown or json, not '" << format << "'\n";
-    return 2;
-  }
-  if (scale != "full" && scale != "ci") {
-    std::cerr << "dualgap check: --scale must be full or ci, not '" << scale << "'\n";
-    return 2;
-  }
-  const bool strict = vm.count("strict") > 0;
+}  // namespace dualgap::check
 
-  std::vector<ClaimsFile> files;
-  try {
-    for (const auto& p : claims_paths) files.push_back(read_claims(p));
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+namespace dualgap::cli {
+
+namespace {
+
+/// The claims files that name the experiments of the runs (none: bad usage, --claims is needed).
+std::vector<check::ClaimsFile> default_claims(const compare::RunSet& set) {
+  auto files = as_configuration([&] { return check::claims_for_runs(set); });
+  if (files.empty()) {
+    std::set<std::string> present;
+    for (const auto& r : set.runs) present.insert(r.experiment);
+    throw UsageError(fmt::format("no experiments/*/claims.yaml names the experiments of these runs ({}); give --claims FILE",
+                                 fmt::join(present, ", ")));
   }
+  return files;
+}
+
+struct Tally {
+  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0;
+  void add(const check::Outcome& o) {
+    holds += o.verdict == check::Verdict::holds;
+    fails += o.verdict == check::Verdict::fails;
+    // An external claim is measured by another tool (a peer's script): never a failure here.
+    external += o.claim->kind == "external";
+    unmeasured += o.verdict == check::Verdict::not_measurable && o.claim->kind != "external";
+    skipped += o.verdict == check::Verdict::skipped;
+  }
+  std::string line() const {
+    return fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}\n",
+                       holds + fails + unmeasured + skipped + external, holds, fails, unmeasured,
+                       skipped ? fmt::format(", {} full scale only", skipped) : "",
+                       external ? fmt::format(", {} measured elsewhere", external) : "");
+  }
+};
+
+}  // namespace
+
+void check_options(po::options_description& d) {
+  d.add_options()("claims", po::value<std::vector<std::string>>()->composing(),
+                  "claims file (repeatable); default: every experiments/*/claims.yaml that names an experiment of RESULTS")(
+      "format", choice({"text", "markdown", "json"}), "text, markdown (the README table) or json")(
+      "scale", choice({"full", "ci"}), "full, or ci: claims marked 'scale: full' are reported as such and not evaluated")(
+      "strict", "a claim that cannot be measured counts as a failure (exit 1); external ones excepted");
+}
+
+int check_main(const Args& a) {
+  const auto inputs = a.list("results"), claims_paths = a.list("claims");
+  const std::string format = a.text("format");
+  const bool ci = a.text("scale") == "ci";
+  // The named claims files first: a bad one is reported before any run is read. A claims file
+  // is configuration: one that cannot be read is exit 2, at its location.
+  std::vector<check::ClaimsFile> files;
+  for (const auto& p : claims_paths) files.push_back(as_configuration([&] { return check::read_claims(p); }));
   const compare::RunSet set = compare::load_runs(inputs);
   for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
-  if (set.runs.empty()) {
-    std::cerr << "dualgap check: no run.json found under " << fmt::format("{}", fmt::join(inputs, ", ")) << "\n";
-    return 1;
-  }
-  if (claims_paths.empty()) {
-    try {
-      files = claims_for_runs(set);
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
-    }
-    if (files.empty()) {
-      std::set<std::string> present;
-      for (const auto& r : set.runs) present.insert(r.experiment);
-      std::cerr << "dualgap check: no experiments/*/claims.yaml names the experiments of these runs ("
-                << fmt::format("{}", fmt::join(present, ", ")) << "); give --claims FILE\n";
-      return 2;
-    }
-  }
-
-  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0;
+  if (set.runs.empty()) throw std::runtime_error(fmt::format("no run.json found under {}", fmt::join(inputs, ", ")));
+  if (claims_paths.empty()) files = default_claims(set);
+  Tally tally;
   json all = json::array();
   for (std::size_t i = 0; i < files.size(); ++i) {
-    const ClaimsFile& f = files[i];
-    std::vector<Outcome> outcomes;
-    for (const auto& c : f.claims) outcomes.push_back(evaluate(set, f, c, scale == "ci"));
-    for (const auto& o : outcomes) {
-      holds += o.verdict == Verdict::holds;
-      fails += o.verdict == Verdict::fails;
-      // An external claim is measured by another tool (a peer's script): never a failure here.
-      external += o.claim->kind == "external";
-      unmeasured += o.verdict == Verdict::not_measurable && o.claim->kind != "external";
-      skipped += o.verdict == Verdict::skipped;
-    }
+    const check::ClaimsFile& f = files[i];
+    std::vector<check::Outcome> outcomes;
+    for (const auto& c : f.claims) outcomes.push_back(check::evaluate(set, f, c, ci));
+    for (const auto& o : outcomes) tally.add(o);
     if (format == "json") {
-      all.push_back(outcomes_json(f, outcomes));
+      all.push_back(check::outcomes_json(f, outcomes));
     } else if (format == "markdown") {
       const std::string folder = fs::path(f.path).parent_path().filename().string();
-      std::cout << format_outcomes(f, outcomes, format, files.size() > 1 ? "`" + folder + "` " : "", i == 0);
+      std::cout << check::format_outcomes(f, outcomes, format, files.size() > 1 ? "`" + folder + "` " : "", i == 0);
     } else {
-      std::cout << format_outcomes(f, outcomes, format) << "\n";
+      std::cout << check::format_outcomes(f, outcomes, format) << "\n";
     }
   }
   if (format == "json") std::cout << json{{"schema", "dualgap.check/1"}, {"files", all}}.dump(2) << "\n";
-  std::cerr << fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}\n",
-                           holds + fails + unmeasured + skipped + external, holds, fails, unmeasured,
-                           skipped ? fmt::format(", {} full scale only", skipped) : "",
-                           external ? fmt::format(", {} measured elsewhere", external) : "");
-  return fails > 0 || (strict && unmeasured > 0) ? 1 : 0;
+  std::cerr << tally.line();
+  return tally.fails > 0 || (a.has("strict") && tally.unmeasured > 0) ? 1 : 0;
 }
 
-}  // namespace dualgap::check
+}  // namespace dualgap::cli

@@ -14,13 +14,10 @@
 
 namespace dualgap::compare {
 
-/// Entry point of `dualgap compare ARGS...`; `args` are the words after "compare".
-/// Returns the exit status: 0 ok, 1 failure (no runs, I/O, plotting), 2 bad usage.
-DUALGAP_API int compare_main(const std::vector<std::string>& args);
-
-/// Writes the HTML report of the runs under `result_dirs` to `html_path` (the runner calls it
-/// at the end of `dualgap run` with {<out>/<experiment>}). Returns `html_path`; throws
-/// std::runtime_error when no run could be read or the file cannot be written.
+/// Writes the HTML report of the runs under `result_dirs` to `html_path` (`dualgap run` calls
+/// it at its end with {<out>/<experiment>}; defined with the compare command in cli/, as it
+/// shows the claims' verdicts). Returns `html_path`; throws std::runtime_error when no run
+/// could be read or the file cannot be written.
 DUALGAP_API std::string write_report(const std::vector<std::string>& result_dirs,
                                      const std::string& html_path);
 

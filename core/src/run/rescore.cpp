@@ -15,7 +15,6 @@
 #include "run/rescore.hpp"
 #include "data/options.hpp"
 
-#include <boost/program_options.hpp>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -34,19 +33,10 @@
 #include "experiment/schema.hpp"
 #include "base/util.hpp"
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace dualgap {
 namespace {
-
-/// "test=/data/x.txt" -> ("test", "/data/x.txt").
-std::pair<std::string, std::string> split_assignment(const std::string& s) {
-  const auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw ConfigError(fmt::format("--data '{}': expected KEY=VALUE (a parameter of the run's dataset plugin)", s));
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
 
 std::string default_tag(const std::vector<std::pair<std::string, std::string>>& data) {
   if (data.empty()) return "rescored";
@@ -113,7 +103,7 @@ std::string describe_changes(const json& changes) {
 Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::string, std::string>>& data,
                      const std::string& tag, bool allow_changed_data, const PluginRegistry& reg) {
   // A damaged run.json fails here, before anything is computed or written (run_files.hpp). It is
-  // read under the folder's lock (evaluate_main), so no run rewrites it meanwhile.
+  // read under the folder's lock (rescore_runs), so no run rewrites it meanwhile.
   RunFile checked = read_run_file(file.string(), CurveMode::document);
   const json& saved = checked.doc.value("iterates", json(nullptr));
   if (!saved.is_object())
@@ -198,73 +188,42 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
 
 }  // namespace
 
-int evaluate_main(const std::vector<std::string>& args) {
-  po::options_description desc("dualgap evaluate RESULTS... [--data KEY=VALUE]... [--tag NAME]");
-  desc.add_options()("help,h", "this help")(
-      "data", po::value<std::vector<std::string>>()->composing(),
-      "override a parameter of the runs' dataset plugin, e.g. --data test=other.txt (repeatable)")(
-      "tag", po::value<std::string>(), "suffix of the new columns (default: 'rescored', or KEY=FILE of --data)")(
-      "allow-changed-data",
-      "re-score even when a data file of the run no longer has the content hash the run recorded (recorded in "
-      "the evaluation entry)")(
-      "wait-lock", "when another dualgap command writes into the results folder, wait for it (default: exit 2)")(
-      "results", po::value<std::vector<std::string>>()->composing(), "run folders or files");
-  po::positional_options_description pos;
-  pos.add("results", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc
-              << "\nRe-scores finished runs from their saved iterates (record.iterates) with the core's objective,\n"
-                 "without running any solver, and writes the results as new curve columns NAME@TAG into each\n"
-                 "run.json (atomically, holding the results folder's lock). Without --data the recomputed primal\n"
-                 "and test error are compared with the recorded ones. An iterate whose size differs from its\n"
-                 ".npy header is refused; so is a run whose data files changed since it ran (their content\n"
-                 "hashes differ from run.json's data_hashes) unless --allow-changed-data.\n"
-                 "Exit status: 0 every run re-scored, 1 some could not be, 2 bad usage, a folder in use, or\n"
-                 "changed data.\n";
-    return 0;
-  }
-  if (!vm.count("results")) throw ConfigError("dualgap evaluate: give one or more result folders (see --help)");
-  std::vector<std::pair<std::string, std::string>> data;
-  if (vm.count("data"))
-    for (auto& d : vm["data"].as<std::vector<std::string>>()) data.push_back(split_assignment(d));
-  const std::string tag = vm.count("tag") ? vm["tag"].as<std::string>() : default_tag(data);
+RescoreCounts rescore_runs(const RescoreOptions& opt, std::ostream& out) {
+  const std::string tag = opt.tag.empty() ? default_tag(opt.data) : opt.tag;
   if (tag.empty() || tag.find_first_of("@/") != std::string::npos)
     throw ConfigError("--tag '" + tag + "': must be non-empty, without '@' or '/'");
-  const bool allow_changed_data = vm.count("allow-changed-data") > 0;
-  const auto files = find_run_files(vm["results"].as<std::vector<std::string>>());
+  const auto files = find_run_files(opt.results);
   if (files.empty()) throw std::runtime_error("no run.json found under the given folders");
   auto& reg = registry();
-  int failed = 0, refused = 0;
+  RescoreCounts counts;
   // The lock of each experiment folder (<out>/<experiment>/.lock, the one `dualgap run` takes),
   // held from the first of its runs to the end: no run rewrites a run.json while it is re-scored.
   std::map<fs::path, std::unique_ptr<FolderLock>> locks;
   for (auto& f : files) {
     const fs::path folder = fs::absolute(f).parent_path().parent_path();
     if (!locks.count(folder))
-      locks[folder] = std::make_unique<FolderLock>(folder.string(), FolderLock::Mode::exclusive,
-                                                   vm.count("wait-lock") > 0, "dualgap evaluate");
+      locks[folder] = std::make_unique<FolderLock>(folder.string(), FolderLock::Mode::exclusive, opt.wait_lock,
+                                                   "dualgap evaluate");
     try {
-      const Outcome o = evaluate_run(f, data, tag, allow_changed_data, reg);
-      std::cout << fmt::format("{}: {} iterate(s) re-scored -> columns *@{}", f.parent_path().string(), o.rows, tag);
-      if (data.empty()) std::cout << fmt::format(" (max relative difference to the recorded values {:.3g})", o.max_rel_diff);
-      std::cout << "\n";
+      const Outcome o = evaluate_run(f, opt.data, tag, opt.allow_changed_data, reg);
+      out << fmt::format("{}: {} iterate(s) re-scored -> columns *@{}", f.parent_path().string(), o.rows, tag);
+      if (opt.data.empty()) out << fmt::format(" (max relative difference to the recorded values {:.3g})", o.max_rel_diff);
+      out << "\n";
+      ++counts.done;
     } catch (const ConfigError&) {
       throw;
     } catch (const DataChanged& e) {
       std::cerr << f.string() << ": " << e.what() << "\n";
-      ++refused;
+      ++counts.refused;
     } catch (const RunFileError& e) {  // names the file itself
       std::cerr << e.what() << "\n";
-      ++failed;
+      ++counts.failed;
     } catch (const std::exception& e) {
       std::cerr << f.string() << ": " << e.what() << "\n";
-      ++failed;
+      ++counts.failed;
     }
   }
-  return refused ? 2 : failed ? 1 : 0;
+  return counts;
 }
 
 }  // namespace dualgap

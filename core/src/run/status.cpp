@@ -1,6 +1,5 @@
 #include "run/status.hpp"
 
-#include <boost/program_options.hpp>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -18,7 +17,6 @@
 
 namespace dualgap {
 namespace fs = std::filesystem;
-namespace po = boost::program_options;
 
 namespace {
 
@@ -234,33 +232,9 @@ void print_text(const json& e) {
 
 }  // namespace
 
-int status_main(const std::vector<std::string>& args) {
-  po::options_description desc("dualgap status RESULTS... [--json]");
-  std::vector<std::string> inputs;
-  desc.add_options()("help,h", "this help")("json", "machine-readable output");
-  po::options_description hidden;
-  hidden.add_options()("inputs", po::value(&inputs));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("inputs", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc
-              << "\nFor each experiment under RESULTS (a results folder or one experiment's folder): how many runs\n"
-                 "finished (done: converged; budget: stopped by a limit of stop:), diverged, failed, timed out, were\n"
-                 "interrupted, are running, are pending (listed in a Slurm submission, not started) and are damaged\n"
-                 "(a run.json that is not a valid run record: named on stderr). Then who holds the folder's lock,\n"
-                 "and for Slurm submissions the job ids with the states squeue and sacct report.\n"
-                 "Exit status 0; 1 when a submission's record (.slurm/*/submission.json) cannot be read (named).\n";
-    return 0;
-  }
-  if (inputs.empty()) throw po::error("no results folder given");
+json status_of(const std::vector<std::string>& folders, std::vector<std::string>& errors) {
   json out = json::array();
-  std::vector<std::string> errors;
-  for (auto& in : inputs) {
+  for (auto& in : folders) {
     const fs::path p(in);
     if (!fs::is_directory(p)) throw ConfigError(in + ": not a results folder");
     if (is_experiment_dir(p)) {
@@ -274,15 +248,12 @@ int status_main(const std::vector<std::string>& args) {
     std::sort(dirs.begin(), dirs.end());
     for (auto& d : dirs) out.push_back(experiment_status(d, errors));
   }
-  if (vm.count("json")) {
-    std::cout << out.dump(1) << "\n";
-  } else {
-    if (out.empty()) std::cout << "no experiments found\n";
-    for (auto& e : out) print_text(e);
-  }
-  std::cout.flush();
-  for (auto& e : errors) std::cerr << "error: " << printable(e) << "\n";
-  return errors.empty() ? 0 : 1;
+  return out;
+}
+
+void print_status(const json& experiments) {
+  if (experiments.empty()) std::cout << "no experiments found\n";
+  for (auto& e : experiments) print_text(e);
 }
 
 }  // namespace dualgap

@@ -5,11 +5,19 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "dualgap/api.hpp"
 
 namespace dualgap {
 
-/// Entry point of `dualgap status ARGS...`. Returns the exit status (0, or 2 for bad usage).
-DUALGAP_API int status_main(const std::vector<std::string>& args);
+/// The state of each experiment under `folders` (a results folder, or one experiment's
+/// folder), one JSON object each (what `status --json` prints). A submission record that cannot
+/// be read is appended to `errors` (naming its file) and shown as such. Throws ConfigError for a
+/// folder that does not exist.
+DUALGAP_API nlohmann::json status_of(const std::vector<std::string>& folders, std::vector<std::string>& errors);
+
+/// The experiments of status_of() as text on stdout.
+DUALGAP_API void print_status(const nlohmann::json& experiments);
 
 }  // namespace dualgap

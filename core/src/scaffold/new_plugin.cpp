@@ -1,27 +1,22 @@
 #include "scaffold/new_plugin.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
-#include <boost/program_options.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 
 #include "base/files.hpp"
-#include "base/output_option.hpp"
 #include "base/util.hpp"  // printable
 #include "dualgap/plugin.hpp"
 
 namespace dualgap::scaffold {
 namespace fs = std::filesystem;
-namespace po = boost::program_options;
 
 namespace {
 
 const char* const kKinds[] = {"dataset", "features", "oracle", "solver"};
-
-#define NAME_RULE "lower case letters, digits and '_', starting with a letter, at most 64 characters"
 
 bool known_kind(const std::string& k) {
   for (const char* s : kKinds)
@@ -54,20 +49,6 @@ fs::path find_templates(const std::string& kind) {
   throw std::runtime_error("no templates for kind '" + kind + "' found; looked in:" + where +
                            "\n(set DUALGAP_TEMPLATE_DIR to a copy of core/share/templates)");
 }
-
-const char* kUsage =
-    "usage: dualgap new-plugin KIND NAME [--dir DIR] [--force]\n"
-    "\n"
-    "Writes a working plugin skeleton of KIND (dataset, features, oracle, solver) named NAME\n"
-    "into DIR (default ./NAME): NAME.cpp, CMakeLists.txt, README.md, experiment.yaml and\n"
-    "test_NAME.cpp. NAME: " NAME_RULE ".\n"
-    "The plugin's class is NAME in CamelCase ending in the kind (my_chain: MyChainOracle), a form\n"
-    "no other name of the skeleton takes, so any such NAME builds unchanged, inside the dualgap\n"
-    "tree (plugins/KIND/NAME) or on its own against an installed dualgap:\n"
-    "  cmake -S NAME -B NAME/build -DCMAKE_PREFIX_PATH=<dualgap prefix> && cmake --build NAME/build\n"
-    "  ctest --test-dir NAME/build\n"
-    "  DUALGAP_PLUGIN_PATH=$PWD/NAME/build/plugins dualgap describe NAME\n"
-    "\n";
 
 }  // namespace
 
@@ -116,7 +97,7 @@ std::vector<std::string> template_search_path() {
 std::map<std::string, std::string> render_skeleton(const std::string& kind,
                                                    const std::string& name) {
   if (!known_kind(kind)) throw std::invalid_argument("unknown plugin kind '" + kind + "'");
-  if (!valid_plugin_name(name)) throw std::invalid_argument("invalid plugin name '" + name + "': use " NAME_RULE);
+  if (!valid_plugin_name(name)) throw std::invalid_argument("invalid plugin name '" + name + "': use " + std::string(kPluginNameRule));
   const fs::path root = find_templates(kind);
   std::map<std::string, std::string> files;
   // common/ first, then the kind's own files (which override common ones of the same name).
@@ -147,74 +128,20 @@ std::map<std::string, std::string> render_skeleton(const std::string& kind,
   return files;
 }
 
-int new_plugin_main(const std::vector<std::string>& args) {
-  std::string kind, name, dir;
-  bool force = false, help = false;
-  po::options_description opts("options");
-  opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "dir", output_path(&dir, "--dir"), "output folder (default ./NAME)")(
-      "force", po::bool_switch(&force), "overwrite existing files");
-  po::options_description hidden;
-  hidden.add_options()("kind", po::value<std::string>(&kind))("name", po::value<std::string>(&name));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("kind", 1).add("name", 1);
-  try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dualgap new-plugin: " << e.what() << "\n" << kUsage << opts;
-    return 2;
-  }
-  if (help) {
-    std::cout << kUsage << opts;
-    return 0;
-  }
-  if (kind.empty() || name.empty()) {
-    std::cerr << "dualgap new-plugin: KIND and NAME are required\n" << kUsage << opts;
-    return 2;
-  }
-  if (!known_kind(kind)) {
-    std::cerr << "dualgap new-plugin: unknown kind '" << kind
-              << "' (choose one of: dataset, features, oracle, solver)\n";
-    return 2;
-  }
-  if (!valid_plugin_name(name)) {
-    std::cerr << "dualgap new-plugin: invalid name '" << printable(name) << "': use " NAME_RULE " (e.g. my_oracle)\n";
-    return 2;
-  }
-  try {
-    const auto files = render_skeleton(kind, name);
-    const fs::path out = dir.empty() ? fs::path(name) : fs::path(dir);
-    if (!force)
-      for (const auto& [rel, text] : files)
-        if (fs::exists(out / rel)) {
-          std::cerr << "dualgap new-plugin: " << (out / rel).string()
-                    << " already exists (use --force to overwrite)\n";
-          return 1;
-        }
-    for (const auto& [rel, text] : files) {
-      const fs::path p = out / rel;
-      // Without --force a file that appeared since the check above is still not clobbered: the
-      // name is taken only if free, at the moment it is taken.
-      write_file_atomic(p.string(), text, force ? IfExists::replace : IfExists::refuse);
-      std::cout << "wrote " << p.string() << "\n";
-    }
-    const std::string o = out.string();
-    std::cout << "\nnext steps:\n"
-              << "  cmake -S " << o << " -B " << o << "/build -DCMAKE_PREFIX_PATH=<dualgap prefix>\n"
-              << "  cmake --build " << o << "/build\n"
-              << "  ctest --test-dir " << o << "/build --output-on-failure\n"
-              << "  export DUALGAP_PLUGIN_PATH=" << fs::absolute(out).lexically_normal().string()
-              << "/build/plugins\n"
-              << "  dualgap describe " << name << "\n"
-              << "  dualgap run " << o << "/experiment.yaml\n";
-    return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "dualgap new-plugin: " << e.what() << "\n";
-    return 1;
+void write_skeleton(const std::string& kind, const std::string& name, const std::string& dir, bool force,
+                    std::ostream& log) {
+  const auto files = render_skeleton(kind, name);
+  const fs::path out = dir.empty() ? fs::path(name) : fs::path(dir);
+  if (!force)
+    for (const auto& [rel, text] : files)
+      if (fs::exists(out / rel))
+        throw std::runtime_error((out / rel).string() + " already exists (use --force to overwrite)");
+  for (const auto& [rel, text] : files) {
+    const fs::path p = out / rel;
+    // Without --force a file that appeared since the check above is still not clobbered: the
+    // name is taken only if free, at the moment it is taken.
+    write_file_atomic(p.string(), text, force ? IfExists::replace : IfExists::refuse);
+    log << "wrote " << p.string() << "\n";
   }
 }
 

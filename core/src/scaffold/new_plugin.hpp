@@ -1,4 +1,4 @@
-// `dualgap new-plugin KIND NAME [--dir DIR] [--force]`: writes a working plugin skeleton.
+// The plugin skeletons `dualgap new-plugin KIND NAME` writes.
 //
 // The skeleton of each kind (dataset, features, oracle, solver) is a folder of template files
 // (core/share/templates/<kind>/ plus core/share/templates/common/, installed to
@@ -17,6 +17,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,11 @@
 
 namespace dualgap::scaffold {
 
-/// Entry point of `dualgap new-plugin`; `args` are the arguments after "new-plugin".
-/// Exit status: 0 written, 1 failure (templates not found, file exists, I/O), 2 bad usage.
-DUALGAP_API int new_plugin_main(const std::vector<std::string>& args);
+/// Writes the skeleton of `kind` named `name` into `dir` ("": ./NAME), a line "wrote FILE" on
+/// `log` per file. Without `force` an existing file is refused (std::runtime_error naming it)
+/// before anything is written; templates not found and a failed write throw too.
+DUALGAP_API void write_skeleton(const std::string& kind, const std::string& name, const std::string& dir,
+                                bool force, std::ostream& log);
 
 /// Folders searched for templates, in order: $DUALGAP_TEMPLATE_DIR, <exe>/../share/dualgap/
 /// templates, the source tree's core/share/templates.
@@ -44,9 +47,8 @@ DUALGAP_API std::string camel_case(const std::string& name);
 DUALGAP_API std::string class_name(const std::string& kind, const std::string& name);
 /// Plugin names: [a-z][a-z0-9_]*, at most 64 characters.
 DUALGAP_API bool valid_plugin_name(const std::string& name);
+/// The rule of valid_plugin_name(), for messages.
+inline constexpr const char* kPluginNameRule =
+    "lower case letters, digits and '_', starting with a letter, at most 64 characters";
 
 }  // namespace dualgap::scaffold
-
-namespace dualgap {
-using scaffold::new_plugin_main;
-}  // namespace dualgap

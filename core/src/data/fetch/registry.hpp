@@ -74,7 +74,4 @@ DUALGAP_API int fetch_dataset(const Dataset& ds, const FetchOptions& options, st
 /// set's folder under DUALGAP_DATA (or reads ${DUALGAP_DATA}/NAME/...), else "".
 DUALGAP_API std::string fetch_hint(const std::string& missing_path);
 
-/// Entry point of `dualgap data list|fetch ...`: 0 ok, 1 a fetch failed, 2 bad usage.
-DUALGAP_API int data_main(const std::vector<std::string>& args);
-
 }  // namespace dualgap::datafetch
