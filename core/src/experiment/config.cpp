@@ -497,8 +497,9 @@ std::vector<std::pair<std::string, std::size_t>> sweep_sizes(const LocatedJson& 
   return sizes;
 }
 
-// The sweep's cross product, one point (dotted key -> value) per combination; the first key
-// varies slowest, so that runs come out in the order the file lists the values.
+// The sweep's cross product, one point (dotted key -> value) per combination: keys in name order,
+// the first varying slowest, each key's values in the order the file lists them. This order is
+// the order of the runs, so of --shard's shares.
 std::vector<json> sweep_points(const json& root, const std::vector<std::pair<std::string, std::size_t>>& sizes) {
   std::vector<json> points = {json::object()};
   for (const auto& [key, count] : sizes) {

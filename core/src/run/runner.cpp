@@ -284,6 +284,8 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+// The watchdog's wall-clock limit of a run: --deadline, else stop.deadline, else three times the
+// solver's time budget plus two minutes (loading and evaluation fall outside max_time), else an hour.
 double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
   if (opts.deadline_s > 0) return opts.deadline_s;
   const json& stop = run.config["stop"];
@@ -298,8 +300,9 @@ struct Plan {
   std::deque<std::size_t> queue;
 };
 
-// After a child died without writing run.json: rebuild its partial curve from the append-only
-// log (header line + one line per checkpoint), mark it timeout / failed.
+// After a child ended without a run.json that describes its end: rebuild its partial curve from
+// the append-only log (header line + one line per checkpoint), with the status and message
+// classify() gave (timeout, interrupted, failed).
 void salvage(const RunSpec& run, const std::string& dir, const std::string& hash, SteadyClock::time_point started,
              RunStatus status, const std::string& message, const PluginRegistry& reg) {
   const auto partial = fs::path(dir) / "run.partial.jsonl";
@@ -363,6 +366,8 @@ std::optional<RunStatus> written_status(const std::string& dir) {
   }
 }
 
+// A run's line in the output: status and last values from its run.json, and its message when
+// the run did not end well.
 std::string describe_row(const std::string& dir) {
   try {
     auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
@@ -384,6 +389,7 @@ std::string describe_row(const std::string& dir) {
   }
 }
 
+// The summary's counts (classify() never gives `running`; it would be a failure).
 void count(RunnerSummary& sum, RunStatus status) {
   switch (status) {
     case RunStatus::done: ++sum.done; break;
