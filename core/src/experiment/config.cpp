@@ -13,6 +13,7 @@
 #include "data/fetch/registry.hpp"
 #include "experiment/config_checks.hpp"
 #include "data/options.hpp"
+#include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "base/yaml.hpp"
 
@@ -221,7 +222,7 @@ void check_reference(const LocatedJson& doc, const json& ref, const json& solver
   if (!value && !solver)
     throw ConfigError(fmt::format("{}: problem.reference must be {{value: NUMBER}} (a known optimum) or "
                                   "{{solver: NAME}} (a solver of this experiment), got {}",
-                                  where, ref.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                  where, json_text(ref)));
   if (solver) {
     std::vector<std::string> names;
     for (auto& sv : solvers)
@@ -288,7 +289,7 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
   };
   if (!section.is_object())
     throw ConfigError(fmt::format("{}: {} must be a mapping with a 'plugin' key, got {}", doc.locate(pointer), what,
-                                  section.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                  json_text(section)));
   if (!section.contains("plugin") || !section["plugin"].is_string())
     throw ConfigError(fmt::format("{}: {} needs 'plugin: NAME' (available {} plugins: {})", doc.locate(pointer), what,
                                   to_string(kind), fmt::join(reg.names(kind), ", ")));
@@ -301,16 +302,13 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
                                   hint.empty() ? "" : "; " + hint));
   }
   json given = json::object();
-  std::string params_pointer = pointer;
   for (auto& [k, v] : section.items()) {
     if (k == "plugin" || k == "name") continue;
     if (k == "params") {
       if (!v.is_object() && !v.is_null())
         throw ConfigError(fmt::format("{}: {}: 'params' must be a mapping", doc.locate(pointer + "/params"), what));
-      if (v.is_object()) {
+      if (v.is_object())
         for (auto& [pk, pv] : v.items()) given[pk] = pv;
-        params_pointer = pointer + "/params";
-      }
       continue;
     }
     given[k] = v;
@@ -321,7 +319,6 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
     if (doc.where.count(a)) return doc.where.at(a);
     return where(key);
   };
-  (void)params_pointer;
   // A dataset's section holds its own keys and the core's (data/options.hpp), checked together.
   const std::vector<ParamSpec> schema = kind == Kind::dataset ? data_schema(p->description->params) : p->description->params;
   json params = apply_schema(schema, given, what + " (plugin " + name + ")", where_param, nullptr);
@@ -400,12 +397,48 @@ void check_expansion_size(const LocatedJson& doc, const json& root,
       fmt::join(factors, " x ")));
 }
 
-}  // namespace
+// The steps of expand_experiment (check_expansion_size above is one), in the order it takes
+// them. The order is part of the behaviour: of several mistakes in one file, the first step's is
+// the one reported.
 
-std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
-  LocatedJson doc = load_yaml(path);
-  if (!doc.value.is_object()) throw ConfigError(path + ": an experiment file must be a YAML mapping");
-  for (const auto& s : opts.sets) {
+/// What every run of the experiment carries from its own keys.
+struct Header {
+  std::string name;
+  int repeats = 1;
+  std::uint64_t seed = 0;
+};
+
+/// The sections the runs of one sweep point share, validated; the solver section is each run's own.
+struct Shared {
+  json data, features, oracle, problem, stop, record;
+  std::string group_text;  ///< what group_key hashes: the problem, up to its seeds
+};
+
+/// One solver at one sweep point, validated and paired with the experiment's oracle.
+struct SolverPoint {
+  std::size_t index = 0;
+  std::string name;
+  json solver;                  ///< {plugin, params, name}
+  json point = json::object();  ///< the sweep values that apply to this solver
+  std::string label;            ///< its series: the name, plus the swept values of its own keys
+};
+
+/// "KEY=VALUE" of a swept value, as a run id and a series label show it (strings unquoted).
+std::string swept_text(const std::string& key, const json& value) {
+  return dotted_leaf(key) + "=" + (value.is_string() ? value.get<std::string>() : json_text(value));
+}
+
+/// "file:line:col" of a key in a top-level section ("" = the section itself), for the checks.
+checks::Where section_where(const LocatedJson& doc, const std::string& section) {
+  return [&doc, section](const std::string& key) {
+    return key.empty() ? doc.locate("/" + section) : doc.locate("/" + section + "/" + escape_pointer(key) + "#key");
+  };
+}
+
+// Applies the --set overrides before anything is checked: an overridden value is validated as if
+// the file said it, and reported at its argument.
+void apply_overrides(LocatedJson& doc, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
@@ -423,41 +456,54 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       doc.relocate(set_dotted(doc.value, key, value, fmt::format("--set '{}'", s)), fmt::format("--set '{}'", s));
     }
   }
-  json& root = doc.value;
+}
+
+// Checks the top-level keys and reads those that name and seed the runs: the size of the
+// expansion (counted next) depends on them.
+Header read_header(const LocatedJson& doc) {
+  const json& root = doc.value;
   for (auto& [k, v] : root.items())
     if (!kTopKeys.count(k))
       throw ConfigError(fmt::format("{}: unknown key '{}' (valid keys: {})", doc.locate("/" + escape_pointer(k) + "#key"), k,
                                     fmt::join(kTopKeys, ", ")));
   for (const char* required : {"name", "data", "solvers"})
-    if (!root.contains(required))
-      throw ConfigError(fmt::format("{}: missing required key '{}'", path, required));
+    if (!root.contains(required)) throw ConfigError(fmt::format("{}: missing required key '{}'", doc.file, required));
   if (!root["name"].is_string()) throw ConfigError(fmt::format("{}: 'name' must be a string", doc.locate("/name")));
-  const std::string name = root["name"];
-  checks::check_experiment_name(name, doc.locate("/name"));
+  Header h;
+  h.name = root["name"];
+  checks::check_experiment_name(h.name, doc.locate("/name"));
   if (!root["solvers"].is_array() || root["solvers"].empty())
     throw ConfigError(fmt::format("{}: 'solvers' must be a non-empty list of {{name, plugin, params}}", doc.locate("/solvers")));
+  if (root.contains("repeats")) h.repeats = checks::repeats_value(root["repeats"], doc.locate("/repeats"));
+  if (root.contains("seed")) h.seed = checks::seed_value(root["seed"], doc.locate("/seed"));
+  return h;
+}
 
-  const int repeats = root.contains("repeats") ? checks::repeats_value(root["repeats"], doc.locate("/repeats")) : 1;
-  const std::uint64_t seed = root.contains("seed") ? checks::seed_value(root["seed"], doc.locate("/seed")) : 0;
-
-  // sweep: cross product over dotted keys. Its size is counted before anything is expanded:
-  // each expanded run holds its whole configuration (README, "Experiment size"), so a sweep of
-  // 100 x 100 x 100 values or repeats: 1000000 would take gigabytes before one run starts.
-  std::vector<std::pair<std::string, std::size_t>> sweep_sizes;
-  if (root.contains("sweep")) {
-    if (!root["sweep"].is_object())
-      throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
-    for (auto& [key, values] : root["sweep"].items()) {
-      checks::check_sweep_key(key, doc.locate("/sweep/" + escape_pointer(key) + "#key"));
-      if (!values.is_array() || values.empty())
-        throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
-      sweep_sizes.emplace_back(key, values.size());
-    }
+// The sweep's keys and the lengths of their lists, checked: the expansion is counted from these
+// before anything is expanded (each expanded run holds its whole configuration, README
+// "Experiment size": 100 x 100 x 100 values or repeats: 1000000 would take gigabytes).
+std::vector<std::pair<std::string, std::size_t>> sweep_sizes(const LocatedJson& doc) {
+  std::vector<std::pair<std::string, std::size_t>> sizes;
+  if (!doc.value.contains("sweep")) return sizes;
+  const json& sweep = doc.value["sweep"];
+  if (!sweep.is_object())
+    throw ConfigError(fmt::format("{}: sweep must map dotted keys to lists of values", doc.locate("/sweep")));
+  for (auto& [key, values] : sweep.items()) {
+    checks::check_sweep_key(key, doc.locate("/sweep/" + escape_pointer(key) + "#key"));
+    if (!values.is_array() || values.empty())
+      throw ConfigError(fmt::format("{}: sweep.{} must be a non-empty list", doc.locate("/sweep/" + escape_pointer(key)), key));
+    sizes.emplace_back(key, values.size());
   }
-  check_expansion_size(doc, root, sweep_sizes, repeats, opts.allow_large);
+  return sizes;
+}
+
+// The sweep's cross product, one point (dotted key -> value) per combination: keys in name order,
+// the first varying slowest, each key's values in the order the file lists them. This order is
+// the order of the runs, so of --shard's shares.
+std::vector<json> sweep_points(const json& root, const std::vector<std::pair<std::string, std::size_t>>& sizes) {
   std::vector<json> points = {json::object()};
-  for (const auto& [key, count] : sweep_sizes) {
-    const json& values = root["sweep"][key];
+  for (const auto& [key, count] : sizes) {
+    const json& values = root.at("sweep").at(key);
     std::vector<json> next;
     next.reserve(points.size() * count);
     for (auto& p : points)
@@ -468,151 +514,217 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
       }
     points = std::move(next);
   }
+  return points;
+}
 
-  std::vector<RunSpec> runs;
-  std::set<std::string> emitted;  // solver name + its own sweep point: each run once
-  std::set<std::string> solver_names;
-  for (std::size_t s = 0; s < root["solvers"].size(); ++s) {
-    const json& sv = root["solvers"][s];
+// Every solver has a name, and no two the same: the name makes its run ids and series.
+void check_solver_names(const LocatedJson& doc) {
+  std::set<std::string> names;
+  const json& solvers = doc.value["solvers"];
+  for (std::size_t s = 0; s < solvers.size(); ++s) {
+    const json& sv = solvers[s];
     const std::string ptr = "/solvers/" + std::to_string(s);
     if (!sv.is_object() || !sv.contains("name") || !sv["name"].is_string())
       throw ConfigError(fmt::format("{}: each solver needs 'name' and 'plugin'", doc.locate(ptr)));
-    if (!solver_names.insert(sv["name"].get<std::string>()).second)
+    if (!names.insert(sv["name"].get<std::string>()).second)
       throw ConfigError(fmt::format("{}: duplicate solver name '{}'", doc.locate(ptr + "/name"), sv["name"].get<std::string>()));
   }
+}
 
-  for (const json& point : points) {
-    json cfg = root;
-    cfg.erase("sweep");
-    cfg.erase("executor");  // not part of a run's configuration or config hash
-    for (auto& [key, value] : point.items()) {
-      const std::string at = doc.locate("/sweep/" + escape_pointer(key) + "#key");
-      doc.relocate(set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", at, key)), at);
-    }
+// The configuration of one sweep point: the file's, with the point's values set, each reported at
+// its sweep key from now on. sweep and executor are dropped: neither is part of a run's
+// configuration or config hash.
+json point_config(LocatedJson& doc, const json& point) {
+  json cfg = doc.value;
+  cfg.erase("sweep");
+  cfg.erase("executor");
+  for (auto& [key, value] : point.items()) {
+    const std::string at = doc.locate("/sweep/" + escape_pointer(key) + "#key");
+    doc.relocate(set_dotted(cfg, key, value, fmt::format("{}: sweep.{}", at, key)), at);
+  }
+  return cfg;
+}
 
-    // validate the shared sections
-    // `validation: F` is the core's, not the plugin's: hold out F of the training set as the
-    // evaluation set (the test set is dropped), for choosing hyperparameters without the test set.
-    json data_section = cfg["data"];
-    json validation = nullptr;
-    if (data_section.is_object() && data_section.contains("validation")) {
-      validation = data_section["validation"];
-      data_section.erase("validation");
-      if (!validation.is_number() || !(validation.get<double>() > 0.0 && validation.get<double>() < 1.0))
-        throw ConfigError(fmt::format("{}: data: 'validation' must be a number in (0, 1) (the fraction of the training "
-                                      "set held out as the evaluation set), got {}",
-                                      doc.locate("/data/validation"), validation.dump(-1, ' ', false, json::error_handler_t::replace)));
-    }
-    json data = validate_plugin_section(doc, data_section, "/data", Kind::dataset, "data", reg);
-    if (!validation.is_null()) data["validation"] = validation;
-    json features = json::array();
-    if (cfg.contains("features") && !cfg["features"].is_null()) {
-      if (!cfg["features"].is_array())
-        throw ConfigError(fmt::format("{}: features must be a list of {{plugin: NAME, ...}}", doc.locate("/features")));
-      for (std::size_t f = 0; f < cfg["features"].size(); ++f)
-        features.push_back(validate_plugin_section(doc, cfg["features"][f], "/features/" + std::to_string(f),
-                                                   Kind::features, "features[" + std::to_string(f) + "]", reg));
-    }
-    json oracle = nullptr;
-    if (cfg.contains("oracle") && !cfg["oracle"].is_null())
-      oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg);
-    auto where_in = [&](const std::string& section) {
-      return [&doc, section](const std::string& key) {
-        return key.empty() ? doc.locate("/" + section) : doc.locate("/" + section + "/" + escape_pointer(key) + "#key");
-      };
-    };
-    json problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem", where_in("problem"), nullptr);
-    if (problem.contains("reference")) check_reference(doc, problem["reference"], cfg["solvers"]);
-    json stop_in = cfg.value("stop", json::object());
-    checks::normalize_durations(stop_in, where_in("stop"));
-    json stop = apply_schema(stop_schema(), stop_in, "stop", where_in("stop"), nullptr);
-    checks::check_stop(stop, where_in("stop"));
-    json record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", where_in("record"), nullptr);
-    checks::check_record(record, where_in("record"));
+// The data section, validated by its plugin. `validation: F` is the core's, not the plugin's:
+// hold out F of the training set as the evaluation set (the test set is dropped), for choosing
+// hyperparameters without the test set.
+json validate_data(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
+  json section = cfg["data"];
+  json validation = nullptr;
+  if (section.is_object() && section.contains("validation")) {
+    validation = section["validation"];
+    section.erase("validation");
+    if (!validation.is_number() || !(validation.get<double>() > 0.0 && validation.get<double>() < 1.0))
+      throw ConfigError(fmt::format("{}: data: 'validation' must be a number in (0, 1) (the fraction of the training "
+                                    "set held out as the evaluation set), got {}",
+                                    doc.locate("/data/validation"), json_text(validation)));
+  }
+  json data = validate_plugin_section(doc, section, "/data", Kind::dataset, "data", reg);
+  if (!validation.is_null()) data["validation"] = validation;
+  return data;
+}
 
-    // interfaces: the oracle offered vs what each solver accepts (data of the descriptions)
-    std::vector<std::string> offered;
-    if (!oracle.is_null()) offered = reg.get(Kind::oracle, oracle["plugin"]).description->interfaces;
+// The features list, each entry validated by its plugin (none: an empty list).
+json validate_features(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
+  json features = json::array();
+  if (!cfg.contains("features") || cfg["features"].is_null()) return features;
+  if (!cfg["features"].is_array())
+    throw ConfigError(fmt::format("{}: features must be a list of {{plugin: NAME, ...}}", doc.locate("/features")));
+  for (std::size_t f = 0; f < cfg["features"].size(); ++f)
+    features.push_back(validate_plugin_section(doc, cfg["features"][f], "/features/" + std::to_string(f), Kind::features,
+                                               "features[" + std::to_string(f) + "]", reg));
+  return features;
+}
 
-    const std::string common = json{{"data", data}, {"features", features}, {"oracle", oracle}, {"problem", problem}}.dump(-1, ' ', false, json::error_handler_t::replace);
-    for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
-      const json& sv = cfg["solvers"][s];
-      const std::string ptr = "/solvers/" + std::to_string(s);
-      const std::string sname = sv["name"];
-      json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + sname + "'", reg);
-      solver["name"] = sname;
-      const auto& accepts = reg.get(Kind::solver, solver["plugin"]).description->accepts;
-      if (!accepts.empty()) {
-        bool ok = false;
-        for (auto& a : accepts)
-          for (auto& o : offered) ok = ok || a == o;
-        if (!ok)
-          throw ConfigError(fmt::format(
-              "{}: solver '{}' (plugin {}) needs an oracle offering one of [{}], but {} offers [{}]", doc.locate(ptr), sname,
-              solver["plugin"].get<std::string>(), fmt::join(accepts, ", "),
-              oracle.is_null() ? std::string("the experiment (no oracle)") : "oracle '" + oracle["plugin"].get<std::string>() + "'",
-              fmt::join(offered, ", ")));
-      }
-      // A sweep key under solvers.NAME (or solvers.INDEX) varies that solver only: the other
-      // solvers run once per value of the remaining keys, and the swept values label the series.
-      json own_point = json::object();
-      std::vector<std::string> label_parts;
-      for (auto& [k, v] : point.items()) {
-        const auto target = swept_solver(k);
-        if (target && *target != sname && *target != std::to_string(s)) continue;
-        own_point[k] = v;
-        if (target) label_parts.push_back(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
-      }
-      if (!emitted.insert(sname + "\n" + own_point.dump(-1, ' ', false, json::error_handler_t::replace)).second) continue;
-      const std::string label = label_parts.empty() ? sname : fmt::format("{}[{}]", sname, fmt::join(label_parts, ","));
-      for (int r = 0; r < repeats; ++r) {
-        RunSpec run;
-        run.experiment = name;
-        run.solver_name = sname;
-        run.label = label;
-        run.repeat = r;
-        run.sweep_point = own_point;
-        json seeds = {{"data", derive_seed(seed, "data", r)},
-                      {"features", derive_seed(seed, "features", r)},
-                      {"solver", derive_seed(seed, "solver:" + sname, r)}};
-        run.config = {{"name", name},         {"file", path},       {"data", data},     {"features", features},
-                      {"oracle", oracle},     {"problem", problem}, {"solver", solver}, {"stop", stop},
-                      {"record", record},     {"seed", seed},       {"repeat", r},      {"seeds", seeds},
-                      {"sweep_point", own_point}, {"label", label}, {"sets", opts.sets}};
-        std::string id = sanitize(sname);
-        for (auto& [k, v] : own_point.items())
-          id += "__" + sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace)));
-        id += "__r" + std::to_string(r);
-        if (!checks::path_component_problem(id).empty()) {
-          // named at the longest part of the id: the solver's name or one swept value
-          std::string loc = doc.locate(ptr + "/name"), from = "the solver name";
-          std::size_t longest = sanitize(sname).size();
-          for (auto& [k, v] : own_point.items()) {
-            const std::size_t n = sanitize(dotted_leaf(k) + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, json::error_handler_t::replace))).size();
-            if (n > longest) {
-              longest = n;
-              loc = doc.locate("/sweep/" + escape_pointer(k));
-              from = "the value of sweep." + k;
-            }
-          }
-          checks::check_run_id(id, from, loc);
-        }
-        run.run_id = id;
-        Hash64 g;
-        g.add(common);
-        run.group_key = g.hex();
-        g.add(seeds["data"].dump());
-        g.add(seeds["features"].dump());
-        run.problem_key = g.hex();
-        runs.push_back(std::move(run));
-      }
+// Validates the sections all solvers of a sweep point share (data, features, oracle, problem,
+// stop, record) once per point, before any solver's, and with defaults applied: what run.json
+// records and the config hash covers.
+Shared validate_sections(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
+  Shared s;
+  s.data = validate_data(doc, cfg, reg);
+  s.features = validate_features(doc, cfg, reg);
+  s.oracle = nullptr;
+  if (cfg.contains("oracle") && !cfg["oracle"].is_null())
+    s.oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg);
+  s.problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem",
+                           section_where(doc, "problem"), nullptr);
+  if (s.problem.contains("reference")) check_reference(doc, s.problem["reference"], cfg["solvers"]);
+  json stop_in = cfg.value("stop", json::object());
+  checks::normalize_durations(stop_in, section_where(doc, "stop"));
+  s.stop = apply_schema(stop_schema(), stop_in, "stop", section_where(doc, "stop"), nullptr);
+  checks::check_stop(s.stop, section_where(doc, "stop"));
+  s.record = apply_schema(record_schema(), cfg.value("record", json::object()), "record", section_where(doc, "record"),
+                          nullptr);
+  checks::check_record(s.record, section_where(doc, "record"));
+  s.group_text = json_text(json{{"data", s.data}, {"features", s.features}, {"oracle", s.oracle}, {"problem", s.problem}});
+  return s;
+}
+
+// Validates solver `s` and pairs it with the oracle: a solver that declares the interfaces it
+// accepts needs an oracle offering one of them (both are data of the plugins' descriptions).
+json pair_solver(const LocatedJson& doc, const json& cfg, std::size_t s, const json& oracle, const PluginRegistry& reg) {
+  const json& sv = cfg["solvers"][s];
+  const std::string ptr = "/solvers/" + std::to_string(s);
+  const std::string name = sv["name"];
+  json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + name + "'", reg);
+  solver["name"] = name;
+  std::vector<std::string> offered;
+  if (!oracle.is_null()) offered = reg.get(Kind::oracle, oracle["plugin"]).description->interfaces;
+  const auto& accepts = reg.get(Kind::solver, solver["plugin"]).description->accepts;
+  if (accepts.empty()) return solver;
+  for (auto& a : accepts)
+    if (std::find(offered.begin(), offered.end(), a) != offered.end()) return solver;
+  throw ConfigError(fmt::format(
+      "{}: solver '{}' (plugin {}) needs an oracle offering one of [{}], but {} offers [{}]", doc.locate(ptr), name,
+      solver["plugin"].get<std::string>(), fmt::join(accepts, ", "),
+      oracle.is_null() ? std::string("the experiment (no oracle)") : "oracle '" + oracle["plugin"].get<std::string>() + "'",
+      fmt::join(offered, ", ")));
+}
+
+// A sweep key under solvers.NAME (or solvers.INDEX) varies that solver only: the other solvers
+// run once per value of the remaining keys, and the swept values of its own keys label its series.
+SolverPoint solver_point(std::size_t s, json solver, const json& point) {
+  SolverPoint sp;
+  sp.index = s;
+  sp.name = solver["name"];
+  sp.solver = std::move(solver);
+  std::vector<std::string> label_parts;
+  for (auto& [k, v] : point.items()) {
+    const auto target = swept_solver(k);
+    if (target && *target != sp.name && *target != std::to_string(s)) continue;
+    sp.point[k] = v;
+    if (target) label_parts.push_back(swept_text(k, v));
+  }
+  sp.label = label_parts.empty() ? sp.name : fmt::format("{}[{}]", sp.name, fmt::join(label_parts, ","));
+  return sp;
+}
+
+// A run's id names its folder: the solver's name, its own swept values and the repeat, each made
+// a portable file name. An id that is not one path component is reported at its longest part
+// (the solver's name or one swept value), the one to shorten.
+std::string run_id(const LocatedJson& doc, const SolverPoint& sp, int repeat) {
+  std::string id = sanitize(sp.name);
+  for (auto& [k, v] : sp.point.items()) id += "__" + sanitize(swept_text(k, v));
+  id += "__r" + std::to_string(repeat);
+  if (checks::path_component_problem(id).empty()) return id;
+  std::string loc = doc.locate("/solvers/" + std::to_string(sp.index) + "/name"), from = "the solver name";
+  std::size_t longest = sanitize(sp.name).size();
+  for (auto& [k, v] : sp.point.items()) {
+    const std::size_t n = sanitize(swept_text(k, v)).size();
+    if (n > longest) {
+      longest = n;
+      loc = doc.locate("/sweep/" + escape_pointer(k));
+      from = "the value of sweep." + k;
     }
   }
-  // run ids must be unique
+  checks::check_run_id(id, from, loc);
+  return id;
+}
+
+// The runs of one solver at one sweep point, one per repeat: the configuration run.json records;
+// the seeds, derived from the experiment's seed and the repeat (not from the run's position, so
+// that --only and shards keep them); and the keys compare groups runs by.
+std::vector<RunSpec> make_runs(const LocatedJson& doc, const Header& h, const std::vector<std::string>& sets,
+                               const Shared& shared, const SolverPoint& sp) {
+  std::vector<RunSpec> runs;
+  for (int r = 0; r < h.repeats; ++r) {
+    RunSpec run;
+    run.experiment = h.name;
+    run.solver_name = sp.name;
+    run.label = sp.label;
+    run.repeat = r;
+    run.sweep_point = sp.point;
+    json seeds = {{"data", derive_seed(h.seed, "data", r)},
+                  {"features", derive_seed(h.seed, "features", r)},
+                  {"solver", derive_seed(h.seed, "solver:" + sp.name, r)}};
+    run.config = {{"name", h.name},          {"file", doc.file},         {"data", shared.data},
+                  {"features", shared.features}, {"oracle", shared.oracle}, {"problem", shared.problem},
+                  {"solver", sp.solver},     {"stop", shared.stop},      {"record", shared.record},
+                  {"seed", h.seed},          {"repeat", r},              {"seeds", seeds},
+                  {"sweep_point", sp.point}, {"label", sp.label},        {"sets", sets}};
+    run.run_id = run_id(doc, sp, r);
+    Hash64 g;
+    g.add(shared.group_text);
+    run.group_key = g.hex();
+    g.add(seeds["data"].dump());
+    g.add(seeds["features"].dump());
+    run.problem_key = g.hex();
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+// Run ids name folders: two runs with one id would write over each other.
+void check_unique_ids(const std::vector<RunSpec>& runs, const std::string& path) {
   std::set<std::string> ids;
   for (auto& r : runs)
     if (!ids.insert(r.run_id).second)
       throw ConfigError(fmt::format("{}: two runs would share the id '{}' (rename a solver)", path, r.run_id));
+}
+
+}  // namespace
+
+std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
+  LocatedJson doc = load_yaml(path);
+  if (!doc.value.is_object()) throw ConfigError(path + ": an experiment file must be a YAML mapping");
+  apply_overrides(doc, opts.sets);
+  const Header header = read_header(doc);
+  const auto sizes = sweep_sizes(doc);
+  check_expansion_size(doc, doc.value, sizes, header.repeats, opts.allow_large);
+  const std::vector<json> points = sweep_points(doc.value, sizes);
+  check_solver_names(doc);
+  std::vector<RunSpec> runs;
+  std::set<std::string> emitted;  // a solver with its own sweep point: its runs once, whatever the others' keys
+  for (const json& point : points) {
+    const json cfg = point_config(doc, point);
+    const Shared shared = validate_sections(doc, cfg, reg);
+    for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
+      const SolverPoint sp = solver_point(s, pair_solver(doc, cfg, s, shared.oracle, reg), point);
+      if (!emitted.insert(sp.name + "\n" + json_text(sp.point)).second) continue;
+      for (RunSpec& run : make_runs(doc, header, opts.sets, shared, sp)) runs.push_back(std::move(run));
+    }
+  }
+  check_unique_ids(runs, path);
   return runs;
 }
 

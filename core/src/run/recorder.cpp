@@ -17,6 +17,12 @@ const char* to_string(RunStatus s) {
   return "?";
 }
 
+std::optional<RunStatus> run_status_from_string(std::string_view s) {
+  for (RunStatus r : kRunStatuses)
+    if (s == to_string(r)) return r;
+  return std::nullopt;
+}
+
 namespace {
 std::optional<double> opt_number(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || j[key].is_null()) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dualgap/solver.hpp"
@@ -35,7 +36,13 @@ struct DUALGAP_API Schedule {
 
 /// `interrupted`: the parent `dualgap run` was told to stop (SIGTERM/SIGINT/SIGHUP); rerun on resume.
 enum class RunStatus { running, done, budget, timeout, diverged, failed, interrupted };
+inline constexpr RunStatus kRunStatuses[] = {RunStatus::running, RunStatus::done,   RunStatus::budget,
+                                             RunStatus::timeout, RunStatus::diverged, RunStatus::failed,
+                                             RunStatus::interrupted};
+/// The word run.json's "status" holds: the one place the statuses are spelled.
 DUALGAP_API const char* to_string(RunStatus s);
+/// The status a run.json's word names; nullopt for any other word.
+DUALGAP_API std::optional<RunStatus> run_status_from_string(std::string_view s);
 
 class DUALGAP_API RunRecorder final : public Recorder {
  public:

@@ -1,8 +1,6 @@
 #include "run/runner.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,11 +18,13 @@
 #include <thread>
 
 #include "dualgap/parse.hpp"
+#include "run/child_pool.hpp"
 #include "run/iterates.hpp"
 #include "run/prepare.hpp"
 #include "dualgap/objective.hpp"
 #include "run/recorder.hpp"
 #include "run/signals.hpp"
+#include "base/json_text.hpp"
 #include "base/process.hpp"
 #include "base/util.hpp"
 
@@ -126,7 +126,7 @@ json data_hashes(const json& data_section, const PluginRegistry& reg) {
   // Memoized per data section: the parent hashes before it forks, the runs' children reuse it.
   static std::mutex mu;
   static std::map<std::string, json> memo;
-  const std::string memo_key = data_section.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string memo_key = json_text(data_section);
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = memo.find(memo_key); it != memo.end()) return it->second;
@@ -163,8 +163,8 @@ json data_hashes(const json& data_section, const PluginRegistry& reg) {
 bool finished_before(const std::string& dir, const std::string& hash) {
   try {
     auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
-    const std::string st = j.value("status", "");
-    return j.value("config_hash", "") == hash && (st == "done" || st == "budget");
+    const auto st = run_status_from_string(j.value("status", ""));
+    return j.value("config_hash", "") == hash && (st == RunStatus::done || st == RunStatus::budget);
   } catch (...) {
     return false;
   }
@@ -212,7 +212,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     if (!partial) return;
     json header = out;
     header["data_info"] = json::object();
-    std::fputs((header.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
+    std::fputs((json_text(header) + "\n").c_str(), partial.get());
     std::fflush(partial.get());
   };
   IterateStore iterates(run_dir, cfg["record"].value("iterates", std::string("final")));
@@ -223,7 +223,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     row["approximate"] = rec.approximate();
     if (json sm = rec.sampling_json(); !sm.is_null()) row["sampling"] = sm;
     row["wall_time"] = std::chrono::duration<double>(Clock::now() - wall_start).count();
-    std::fputs((row.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), partial.get());
+    std::fputs((json_text(row) + "\n").c_str(), partial.get());
     std::fflush(partial.get());
   };
 
@@ -274,7 +274,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
   }
   json final_json = snapshot(to_string(rec.status()));
   final_json["message"] = rec.message();
-  write_file_atomic(final_path, final_json.dump(1, ' ', false, json::error_handler_t::replace));
+  write_file_atomic(final_path, json_text(final_json, 1));
   partial.reset();
   std::error_code ec;
   fs::remove(partial_path, ec);
@@ -284,16 +284,8 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-struct Child {
-  pid_t pid = 0;
-  std::size_t index = 0;
-  std::string dir;
-  std::string hash;
-  SteadyClock::time_point started;
-  double deadline_s = 0;
-  bool killed = false;
-};
-
+// The watchdog's wall-clock limit of a run: --deadline, else stop.deadline, else three times the
+// solver's time budget plus two minutes (loading and evaluation fall outside max_time), else an hour.
 double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
   if (opts.deadline_s > 0) return opts.deadline_s;
   const json& stop = run.config["stop"];
@@ -302,13 +294,19 @@ double run_deadline(const RunSpec& run, const RunnerOptions& opts) {
   return 3600;
 }
 
+/// Where each run writes and its config hash, by the run's index, and the runs left to start.
+struct Plan {
+  std::vector<std::string> dirs, hashes;
+  std::deque<std::size_t> queue;
+};
 
-// After a child died without writing run.json: rebuild its partial curve from the append-only
-// log (header line + one line per checkpoint), mark it timeout / failed.
-void salvage(const RunSpec& run, const Child& c, const std::string& status, const std::string& message,
-             const PluginRegistry& reg) {
-  const auto partial = fs::path(c.dir) / "run.partial.jsonl";
-  json j = base_json(run, c.hash, reg);
+// After a child ended without a run.json that describes its end: rebuild its partial curve from
+// the append-only log (header line + one line per checkpoint), with the status and message
+// classify() gave (timeout, interrupted, failed).
+void salvage(const RunSpec& run, const std::string& dir, const std::string& hash, SteadyClock::time_point started,
+             RunStatus status, const std::string& message, const PluginRegistry& reg) {
+  const auto partial = fs::path(dir) / "run.partial.jsonl";
+  json j = base_json(run, hash, reg);
   std::vector<json> rows;
   std::string text;
   try {
@@ -348,16 +346,28 @@ void salvage(const RunSpec& run, const Child& c, const std::string& status, cons
     if (rows.back().contains("sampling")) j["sampling"] = rows.back()["sampling"];
   }
   summary["rows"] = rows.size();
-  summary["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
+  summary["wall_time"] = std::chrono::duration<double>(SteadyClock::now() - started).count();
   j["curve"] = curve;
   j["summary"] = summary;
-  j["status"] = status;
+  j["status"] = to_string(status);
   j["message"] = message;
-  write_file_atomic((fs::path(c.dir) / "run.json").string(), j.dump(1, ' ', false, json::error_handler_t::replace));
+  write_file_atomic((fs::path(dir) / "run.json").string(), json_text(j, 1));
   std::error_code ec;
   fs::remove(partial, ec);
 }
 
+/// The status <dir>/run.json states; nullopt when it is unreadable, has none or an unknown one.
+std::optional<RunStatus> written_status(const std::string& dir) {
+  try {
+    auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
+    return run_status_from_string(j.value("status", std::string("failed")));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// A run's line in the output: status and last values from its run.json, and its message when
+// the run did not end well.
 std::string describe_row(const std::string& dir) {
   try {
     auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
@@ -369,11 +379,138 @@ std::string describe_row(const std::string& dir) {
     std::string st = j.value("status", "?");
     std::string line = fmt::format("{:<8} primal {} gap {} passes {} time {}s", st, num("primal"), num("gap"),
                                    num("passes"), num("time"));
-    if (st == "failed" || st == "timeout" || st == "diverged" || st == "interrupted") line += ": " + msg;
+    const auto status = run_status_from_string(st);
+    if (status == RunStatus::failed || status == RunStatus::timeout || status == RunStatus::diverged ||
+        status == RunStatus::interrupted)
+      line += ": " + msg;
     return line;
   } catch (const std::exception& e) {
     return std::string("unreadable run.json: ") + e.what();
   }
+}
+
+// The summary's counts (classify() never gives `running`; it would be a failure).
+void count(RunnerSummary& sum, RunStatus status) {
+  switch (status) {
+    case RunStatus::done: ++sum.done; break;
+    case RunStatus::budget: ++sum.budget; break;
+    case RunStatus::timeout: ++sum.timeout; break;
+    case RunStatus::diverged: ++sum.diverged; break;
+    case RunStatus::interrupted: ++sum.interrupted; break;
+    case RunStatus::failed:
+    case RunStatus::running: ++sum.failed; break;
+  }
+}
+
+// What `dualgap run` prints: a [skip] line per run that finished before, a line per run that
+// ends and, on a terminal, a live line of counts with an estimate of the time left.
+class Progress {
+ public:
+  explicit Progress(const RunnerOptions& opts) : opts_(opts) {}
+  void skipped(const std::string& run_id) const {
+    if (!opts_.quiet) std::cout << fmt::format("[skip] {} (finished before; --force to rerun)\n", run_id);
+  }
+  void starting(std::size_t to_run) {
+    std::cout.flush();
+    to_run_ = static_cast<int>(to_run);
+  }
+  /// The live line (a terminal only), rewritten in place.
+  void live(std::size_t running, const RunnerSummary& sum) const {
+    if (!opts_.progress_tty || opts_.quiet) return;
+    const double eta = finished_ ? total_time_ / finished_ * (to_run_ - finished_) / std::max(1, opts_.jobs) : 0;
+    std::cout << fmt::format("\r[{}/{} done, {} running, {} failed] ETA {:.0f}s   ", finished_, to_run_, running,
+                             sum.failed + sum.timeout, eta)
+              << std::flush;
+  }
+  /// A run ended: its line (`row`: status and last values, from its run.json).
+  void ended(const std::string& run_id, double elapsed_s, const std::string& row) {
+    ++finished_;
+    total_time_ += elapsed_s;
+    if (opts_.quiet) return;
+    if (opts_.progress_tty) std::cout << "\r\033[K";
+    std::cout << fmt::format("[{}/{}] {:<40} {}\n", finished_, to_run_, run_id, row);
+  }
+  void finish() const {
+    if (opts_.progress_tty && !opts_.quiet) std::cout << "\r\033[K" << std::flush;
+  }
+
+ private:
+  const RunnerOptions& opts_;
+  int to_run_ = 0;
+  int finished_ = 0;
+  double total_time_ = 0;
+};
+
+// Where each run writes and its config hash, computed in the parent before any child is forked
+// (the data hashes too: memoized, the children reuse them). A run that finished before with the
+// same config hash is skipped unless forced: that is the resume.
+Plan plan_runs(const std::vector<RunSpec>& runs, const RunnerOptions& opts, const PluginRegistry& reg,
+               RunnerSummary& sum, const Progress& progress) {
+  Plan plan;
+  plan.dirs.resize(runs.size());
+  plan.hashes.resize(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    plan.dirs[i] = (fs::path(opts.out_dir) / runs[i].experiment / runs[i].run_id).string();
+    plan.hashes[i] = config_hash(runs[i], reg);
+    data_hashes(runs[i].config["data"], reg);
+    sum.run_dirs.push_back(plan.dirs[i]);
+    if (!opts.force && finished_before(plan.dirs[i], plan.hashes[i])) {
+      ++sum.skipped;
+      progress.skipped(runs[i].run_id);
+      continue;
+    }
+    plan.queue.push_back(i);
+  }
+  return plan;
+}
+
+// The body of a run's child: its stderr goes to the run folder (a new file: never through a
+// planted link), then the run; exit status 1 when run.json could not be written.
+int run_child(const RunSpec& run, const std::string& dir, const std::string& hash, const PluginRegistry& reg,
+              const std::string& cache_dir) {
+  try {
+    Fd log = open_in_place((fs::path(dir) / "stderr.log").string(), InPlace::fresh, 0644);
+    dup2(log.get(), 2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "warning: %s\n", e.what());
+  }
+  try {
+    execute_run(run, dir, hash, reg, cache_dir);
+  } catch (const std::exception& e) {  // the parent reports it
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+// A child ended: classify its end, write its run.json from the partial log when the child's does
+// not describe the end, then count and print the run.
+void settle(const ChildPool::Ended& ended, const RunSpec& run, const Plan& plan, const PluginRegistry& reg,
+            RunnerSummary& sum, Progress& progress) {
+  const std::string& dir = plan.dirs[ended.child.index];
+  ChildEnd end;
+  end.exit_code = ended.exit_code;
+  end.signal = ended.signal;
+  end.watchdog = ended.child.killed;
+  end.stop_requested = sum.stop_signal != 0;
+  end.wrote = fs::exists(fs::path(dir) / "run.json") && !fs::exists(fs::path(dir) / "run.partial.jsonl");
+  if (end.wrote) end.written = written_status(dir);
+  end.elapsed_s = ended.elapsed_s;
+  end.deadline_s = ended.child.deadline_s;
+  const ChildVerdict verdict = classify(end);
+  // run.json could not be written (a full disk): the run failed, and the run.json left from an
+  // earlier run (kept whole by the atomic write) does not describe it
+  std::string unwritten;
+  if (verdict.salvage) {
+    try {
+      salvage(run, dir, plan.hashes[ended.child.index], ended.child.started, verdict.status, verdict.message, reg);
+    } catch (const std::exception& e) {
+      unwritten = e.what();
+    }
+  }
+  count(sum, unwritten.empty() ? verdict.status : RunStatus::failed);
+  progress.ended(run.run_id, ended.elapsed_s,
+                 unwritten.empty() ? describe_row(dir) : "failed   run.json not written: " + unwritten);
 }
 
 }  // namespace
@@ -383,149 +520,32 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
   sum.total = static_cast<int>(runs.size());
   const std::string cache_dir = (fs::path(opts.out_dir) / ".cache").string();
   source_revision();  // once, before forking
-  std::deque<std::size_t> queue;
-  std::vector<std::string> hashes(runs.size()), dirs(runs.size());
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    dirs[i] = (fs::path(opts.out_dir) / runs[i].experiment / runs[i].run_id).string();
-    hashes[i] = config_hash(runs[i], reg);
-    data_hashes(runs[i].config["data"], reg);  // once, before forking: the runs' children reuse it
-    sum.run_dirs.push_back(dirs[i]);
-    if (!opts.force && finished_before(dirs[i], hashes[i])) {
-      ++sum.skipped;
-      if (!opts.quiet) std::cout << fmt::format("[skip] {} (finished before; --force to rerun)\n", runs[i].run_id);
-      continue;
-    }
-    queue.push_back(i);
-  }
-  std::cout.flush();
+  Progress progress(opts);
+  Plan plan = plan_runs(runs, opts, reg, sum, progress);
+  progress.starting(plan.queue.size());
   const StopSignals stop_signals;  // SIGTERM/SIGINT/SIGHUP: stop the children, keep their curves
-  const pid_t parent = ::getpid();
-  std::vector<Child> running;
-  int finished = 0;
-  const int to_run = static_cast<int>(queue.size());
-  double total_time = 0;
-  auto progress = [&]() {
-    if (!opts.progress_tty || opts.quiet) return;
-    double eta = finished ? total_time / finished * (to_run - finished) / std::max(1, opts.jobs) : 0;
-    std::cout << fmt::format("\r[{}/{} done, {} running, {} failed] ETA {:.0f}s   ", finished, to_run, running.size(),
-                             sum.failed + sum.timeout, eta)
-              << std::flush;
-  };
-  auto account = [&](const std::string& dir) {
-    try {
-      auto j = json::parse(read_file((fs::path(dir) / "run.json").string()));
-      const std::string st = j.value("status", "failed");
-      if (st == "done") ++sum.done;
-      else if (st == "budget") ++sum.budget;
-      else if (st == "timeout") ++sum.timeout;
-      else if (st == "diverged") ++sum.diverged;
-      else if (st == "interrupted") ++sum.interrupted;
-      else ++sum.failed;
-    } catch (...) {
-      ++sum.failed;
-    }
-  };
-
-  while (!queue.empty() || !running.empty()) {
+  ChildPool pool(opts.jobs);
+  while (!plan.queue.empty() || !pool.empty()) {
     if (const int sig = StopSignals::received(); sig != 0 && sum.stop_signal == 0) {
       sum.stop_signal = sig;
-      queue.clear();  // not started: left for the resume
-      for (auto& c : running) kill(c.pid, SIGTERM);
+      plan.queue.clear();  // not started: left for the resume
+      pool.stop_all();
     }
-    while (!queue.empty() && static_cast<int>(running.size()) < std::max(1, opts.jobs)) {
-      const std::size_t i = queue.front();
-      queue.pop_front();
-      fs::create_directories(dirs[i]);
-      std::cout.flush();
-      std::cerr.flush();
-      pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error("fork failed");
-      if (pid == 0) {
-        child_after_fork(parent);
-        // child: its stderr goes to the run folder (a new file: never through a planted link)
-        try {
-          Fd log = open_in_place((fs::path(dirs[i]) / "stderr.log").string(), InPlace::fresh, 0644);
-          dup2(log.get(), 2);
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "warning: %s\n", e.what());
-        }
-        int code = 0;
-        try {
-          execute_run(runs[i], dirs[i], hashes[i], reg, cache_dir);
-        } catch (const std::exception& e) {  // run.json could not be written: the parent reports it
-          std::fprintf(stderr, "%s\n", e.what());
-          code = 1;
-        }
-        std::fflush(nullptr);
-        _exit(code);
-      }
-      Child c;
-      c.pid = pid;
-      c.index = i;
-      c.dir = dirs[i];
-      c.hash = hashes[i];
-      c.started = SteadyClock::now();
-      c.deadline_s = run_deadline(runs[i], opts);
-      running.push_back(c);
-      progress();
+    while (!plan.queue.empty() && !pool.full()) {
+      const std::size_t i = plan.queue.front();
+      plan.queue.pop_front();
+      fs::create_directories(plan.dirs[i]);
+      pool.start(i, run_deadline(runs[i], opts),
+                 [&] { return run_child(runs[i], plan.dirs[i], plan.hashes[i], reg, cache_dir); });
+      progress.live(pool.size(), sum);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    for (std::size_t k = 0; k < running.size();) {
-      Child& c = running[k];
-      int status = 0;
-      pid_t r = waitpid(c.pid, &status, WNOHANG);
-      const double elapsed = std::chrono::duration<double>(SteadyClock::now() - c.started).count();
-      if (r == 0) {
-        if (!c.killed && elapsed > c.deadline_s) {
-          kill(c.pid, SIGKILL);
-          c.killed = true;
-        }
-        ++k;
-        continue;
-      }
-      const RunSpec& run = runs[c.index];
-      const bool wrote = fs::exists(fs::path(c.dir) / "run.json") && !fs::exists(fs::path(c.dir) / "run.partial.jsonl");
-      const bool stopped = WIFSIGNALED(status) && (sum.stop_signal != 0 || WTERMSIG(status) == SIGTERM ||
-                                                    WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGHUP);
-      // run.json could not be written (a full disk): the run failed, and the run.json left from
-      // an earlier run (kept whole by the atomic write) does not describe it
-      std::string unwritten;
-      auto save = [&](const char* status, const std::string& message) {
-        try {
-          salvage(run, c, status, message, reg);
-        } catch (const std::exception& e) {
-          unwritten = e.what();
-        }
-      };
-      if (c.killed) {
-        save("timeout", fmt::format("killed by the watchdog after {:.1f} s (deadline {:.0f} s)", elapsed, c.deadline_s));
-      } else if (stopped) {
-        // Told to stop (the parent's signal, or Slurm/Ctrl-C signalling the whole group): keep
-        // the partial curve, the resume reruns it; a run.json the child finished is kept as it is.
-        if (!wrote)
-          save("interrupted", fmt::format("interrupted by signal {} ({}) after {:.1f} s", WTERMSIG(status),
-                                          strsignal(WTERMSIG(status)), elapsed));
-      } else if (WIFSIGNALED(status)) {
-        save("failed", fmt::format("the run crashed: signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
-      } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        save("failed", fmt::format("the run exited with status {}", WEXITSTATUS(status)));
-      } else if (!wrote) {
-        save("failed", "the run ended without writing run.json");
-      }
-      if (unwritten.empty()) account(c.dir);
-      else ++sum.failed;
-      ++finished;
-      total_time += elapsed;
-      if (!opts.quiet) {
-        if (opts.progress_tty) std::cout << "\r\033[K";
-        std::cout << fmt::format("[{}/{}] {:<40} {}\n", finished, to_run, run.run_id,
-                                 unwritten.empty() ? describe_row(c.dir) : "failed   run.json not written: " + unwritten);
-      }
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
-      progress();
+    const auto ended = pool.poll();
+    for (std::size_t k = 0; k < ended.size(); ++k) {
+      settle(ended[k], runs[ended[k].child.index], plan, reg, sum, progress);
+      progress.live(pool.size() + (ended.size() - k - 1), sum);  // those of this tick not yet settled still count
     }
   }
-  if (opts.progress_tty && !opts.quiet) std::cout << "\r\033[K" << std::flush;
+  progress.finish();
   return sum;
 }
 
