@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "check/claims.hpp"
 
 using nlohmann::json;
@@ -67,7 +68,7 @@ bool same_value(const json& have, const json& want) {
     }
   }
   if (have.is_string() && want.is_string()) return have == want;
-  return have.dump() == want.dump();
+  return json_text(have) == json_text(want);
 }
 
 std::vector<const Run*> select(const RunSet& set, const ClaimsFile& file, const Side& side) {
@@ -91,7 +92,7 @@ std::string side_name(const Side& s) {
   std::string extra;
   if (!s.experiment.empty()) extra += s.experiment;
   for (const auto& [k, v] : s.where)
-    extra += (extra.empty() ? "" : ", ") + k + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+    extra += (extra.empty() ? "" : ", ") + k + " " + (v.is_string() ? v.get<std::string>() : json_text(v));
   return extra.empty() ? n : n + " (" + extra + ")";
 }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "check/claims.hpp"
 #include "cli/entries.hpp"
 #include "experiment/schema.hpp"
@@ -146,7 +147,7 @@ int check_main(const Args& a) {
       std::cout << check::format_outcomes(f, outcomes, format) << "\n";
     }
   }
-  if (format == "json") std::cout << json{{"schema", "dualgap.check/1"}, {"files", all}}.dump(2) << "\n";
+  if (format == "json") std::cout << json_text(json{{"schema", "dualgap.check/1"}, {"files", all}}, 2) << "\n";
   std::cerr << tally.line();
   return tally.fails > 0 || (a.has("strict") && tally.unmeasured > 0) ? 1 : 0;
 }

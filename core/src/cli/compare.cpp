@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "base/files.hpp"
 #include "check/claims.hpp"
 #include "cli/entries.hpp"
@@ -172,8 +173,8 @@ void write_outputs(const Args& a, const RunSet& set, json& tables, const Options
   if (a.has("table") || !any_output) std::cout << format_tables(tables, format);
   if (want_profile) std::cout << format_profile(*prof, format);
   if (!json_out.empty()) {
-    if (json_out == "-") std::cout << tables.dump(1) << "\n";
-    else write_file_atomic(json_out, tables.dump(1));
+    if (json_out == "-") std::cout << json_text(tables, 1) << "\n";
+    else write_file_atomic(json_out, json_text(tables, 1));
   }
   if (!csv.empty()) {
     const std::size_t rows = write_csv(set, csv, options);

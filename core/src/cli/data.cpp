@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "cli/entries.hpp"
 #include "data/fetch/registry.hpp"
@@ -28,7 +29,7 @@ int list_datasets(const Registry& reg, bool as_json) {
                      {"paper", d.paper}, {"ours", d.ours}, {"source", d.source}, {"used_by", d.used_by},
                      {"files", files}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return 0;
   }
   std::cout << "registry: " << reg.path << "\n";

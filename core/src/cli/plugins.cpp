@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "cli/entries.hpp"
 #include "data/options.hpp"
@@ -61,7 +62,7 @@ void print_schema(const PluginDescription& d) {
       range = fmt::format(" range [{}, {}]", s.min ? fmt::format("{}", *s.min) : "-inf",
                           s.max ? fmt::format("{}", *s.max) : "inf");
     if (!s.choices.empty()) range = fmt::format(" one of {{{}}}", fmt::join(s.choices, ", "));
-    std::string def = s.default_value.is_null() ? (s.optional ? "optional" : "required") : "default " + s.default_value.dump();
+    std::string def = s.default_value.is_null() ? (s.optional ? "optional" : "required") : "default " + json_text(s.default_value);
     std::cout << fmt::format("  {:<18} {:<14} {}{}\n      {}\n", s.name, to_string(s.type), def, range, s.doc);
   }
   if (d.kind == Kind::dataset) {
@@ -90,7 +91,7 @@ int plugins_main(const Args& a) {
       out.push_back({{"name", p.name()}, {"kind", to_string(p.kind())}, {"version", p.description->version},
                      {"summary", p.description->summary}, {"path", p.path}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     print_registry_problems(reg);
     return 0;
   }

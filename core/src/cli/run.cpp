@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "cli/entries.hpp"
 #include "compare/compare.hpp"
 #include "experiment/config.hpp"
@@ -230,15 +231,15 @@ int validate_main(const Args& a) {
       out.push_back({{"experiment", r.experiment}, {"run_id", r.run_id}, {"solver", r.solver_name}, {"label", r.label},
                      {"repeat", r.repeat}, {"sweep_point", r.sweep_point}, {"seeds", r.config["seeds"]},
                      {"config_hash", config_hash(r, reg)}, {"config", r.config}});
-    std::cout << out.dump(1) << "\n";
+    std::cout << json_text(out, 1) << "\n";
     return 0;
   }
   std::cout << fmt::format("{}: valid; {} runs\n", file, runs.size());
   for (auto& r : runs) {
-    std::string sweep = r.sweep_point.empty() ? "" : " " + r.sweep_point.dump();
+    std::string sweep = r.sweep_point.empty() ? "" : " " + json_text(r.sweep_point);
     std::cout << fmt::format("  {:<44} solver {} ({}) repeat {}{} seeds {}\n", r.run_id, r.solver_name,
                              r.config["solver"]["plugin"].get<std::string>(), r.repeat, sweep,
-                             r.config["seeds"].dump());
+                             json_text(r.config["seeds"]));
   }
   if (!a.has("no-data")) check_run_data(runs, reg, std::cout);
   return 0;

@@ -1,6 +1,7 @@
 // `dualgap status RESULTS...`: what is done, running and left of each experiment.
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "cli/entries.hpp"
 #include "run/status.hpp"
@@ -12,7 +13,7 @@ void status_options(po::options_description& d) { d.add_options()("json", "machi
 int status_main(const Args& a) {
   std::vector<std::string> errors;
   const auto experiments = status_of(a.list("results"), errors);
-  if (a.has("json")) std::cout << experiments.dump(1) << "\n";
+  if (a.has("json")) std::cout << json_text(experiments, 1) << "\n";
   else print_status(experiments);
   std::cout.flush();
   for (auto& e : errors) std::cerr << "error: " << printable(e) << "\n";

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "base/files.hpp"
 #include "compare/model.hpp"
 
@@ -19,7 +20,7 @@ std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", 
 std::string scalar(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_null()) return "";
-  return v.dump();
+  return json_text(v);
 }
 
 // Recorded columns first in the order of the registry, then any other column by name.

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "base/files.hpp"
 #include "base/process.hpp"
 #include "compare/model.hpp"
@@ -237,7 +238,7 @@ void write_figure(const json& spec, const std::string& out_path) {
   std::string ext = fs::path(out_path).extension().string();
   if (!ext.empty()) ext.erase(0, 1);
   with_format["format"] = ext;
-  const std::string text = with_format.dump();
+  const std::string text = json_text(with_format);
   Fd spec_fd(memfd_create("dualgap-figure-spec", MFD_CLOEXEC));
   if (!spec_fd) throw FileError(out_path, "cannot create the figure's spec", errno);
   for (std::size_t done = 0; done < text.size();) {

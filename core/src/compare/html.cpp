@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "compare/model.hpp"
 
 using nlohmann::json;
@@ -43,7 +44,7 @@ std::string esc(const std::string& s) {
 // can occur only inside strings, where the escape is the same text. U+2028 and U+2029 are line
 // terminators to older JavaScript parsers: \u2028, \u2029. The one writer of inline JSON.
 std::string script_json(const json& value) {
-  const std::string raw = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string raw = json_text(value);
   std::string out;
   out.reserve(raw.size() + raw.size() / 16);
   for (std::size_t i = 0; i < raw.size(); ++i) {

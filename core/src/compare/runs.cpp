@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/json_text.hpp"
 #include "compare/model.hpp"
 #include "base/files.hpp"
 #include "run/run_files.hpp"
@@ -52,7 +53,7 @@ std::string string_or(const json& doc, const char* key, const std::string& fallb
 }
 
 std::string compact(const json& v) {
-  std::string s = v.dump();
+  std::string s = json_text(v);
   s.erase(std::remove(s.begin(), s.end(), '"'), s.end());
   return s;
 }
@@ -107,7 +108,7 @@ std::string problem_key_of(const json& doc) {
   json config = doc.value("config", json::object());
   if (config.is_object())
     for (const char* k : {"solver", "solvers", "seed", "repeat", "repeats", "stop", "record", "name"}) config.erase(k);
-  return "cfg-" + hex64(hash64(config.dump()));
+  return "cfg-" + hex64(hash64(json_text(config)));
 }
 
 Run parse_run(RunFile file) {

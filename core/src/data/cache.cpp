@@ -1,5 +1,6 @@
 // The binary cache of a plugin's data (cache.hpp).
 #include "data/cache.hpp"
+#include "base/json_text.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -61,7 +62,7 @@ std::uint64_t data_cache_key(const std::string& plugin, const std::string& plugi
   h.add(plugin + "\n" + std::to_string(kDataCacheVersion) + "\n");
   if (!plugin_path.empty()) h.add(file_hash_hex(plugin_path));
   Hash64 files;
-  h.add(identity_of(own_params, files).dump(-1, ' ', false, json::error_handler_t::replace));
+  h.add(json_text(identity_of(own_params, files)));
   const std::uint64_t f = files.value();
   h.add(&f, sizeof f);
   if (seed) h.add(seed, sizeof *seed);
@@ -201,7 +202,7 @@ bool read_examples(CacheReader& r, Examples& e) {
 std::string serialize_data(const Data& data, std::uint64_t key) {
   Writer p;
   p.str(data.name);
-  p.str(data.source.dump());
+  p.str(json_text(data.source));
   write_examples(p, data.train);
   write_examples(p, data.test);
   Writer w;

@@ -686,8 +686,8 @@ std::vector<RunSpec> make_runs(const LocatedJson& doc, const Header& h, const st
     Hash64 g;
     g.add(shared.group_text);
     run.group_key = g.hex();
-    g.add(seeds["data"].dump());
-    g.add(seeds["features"].dump());
+    g.add(json_text(seeds["data"]));
+    g.add(json_text(seeds["features"]));
     run.problem_key = g.hex();
     runs.push_back(std::move(run));
   }

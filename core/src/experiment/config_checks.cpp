@@ -1,4 +1,5 @@
 #include "experiment/config_checks.hpp"
+#include "base/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -38,14 +39,14 @@ std::uint64_t seed_value(const json& v, const std::string& loc) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
   throw ConfigError(fmt::format("{}: seed must be an integer in [0, 18446744073709551615], got {}", loc,
-                                v.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                json_text(v)));
 }
 
 int repeats_value(const json& v, const std::string& loc) {
   if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= kMaxRepeats)
     return static_cast<int>(v.get<std::int64_t>());
   throw ConfigError(fmt::format("{}: repeats must be an integer in [1, {}], got {}", loc, kMaxRepeats,
-                                v.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                json_text(v)));
 }
 
 std::string path_component_problem(const std::string& s) {

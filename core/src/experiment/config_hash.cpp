@@ -1,4 +1,5 @@
 #include "experiment/config_hash.hpp"
+#include "base/json_text.hpp"
 
 #include <filesystem>
 #include <string>
@@ -53,7 +54,7 @@ std::string config_hash(const RunSpec& run, const PluginRegistry& reg) {
   cfg.erase("sets");
   cfg.erase("file");
   cfg["data"] = canonical_paths(cfg["data"]);
-  h.add(cfg.dump(-1, ' ', false, json::error_handler_t::replace));
+  h.add(json_text(cfg));
   auto plugin_hash = [&](Kind k, const json& section) {
     if (section.is_null()) return;
     if (auto* p = reg.find(k, section["plugin"])) h.add(file_hash_hex(p->path));

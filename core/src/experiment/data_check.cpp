@@ -1,4 +1,5 @@
 #include "experiment/data_check.hpp"
+#include "base/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -14,7 +15,7 @@ void check_run_data(const std::vector<RunSpec>& runs, const PluginRegistry& reg,
   std::set<std::string> seen;
   for (const auto& run : runs) {
     const json& data_cfg = run.config["data"];
-    if (!seen.insert(data_cfg.dump(-1, ' ', false, json::error_handler_t::replace)).second) continue;
+    if (!seen.insert(json_text(data_cfg)).second) continue;
     const LoadedPlugin& dp = reg.get(Kind::dataset, data_cfg["plugin"]);
     DatasetContext ctx;
     ctx.seed = run.config["seeds"]["data"].get<std::uint64_t>();

@@ -1,4 +1,5 @@
 #include "experiment/schema.hpp"
+#include "base/json_text.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -40,10 +41,10 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
   // parameters take its text, so that users need not quote it.
   json v = v_in;
   if ((p.type == ParamType::string || p.type == ParamType::choice || p.type == ParamType::path) && v.is_number())
-    v = is_integer_value(v) ? std::to_string(static_cast<long long>(v.get<double>())) : v.dump(-1, ' ', false, json::error_handler_t::replace);
+    v = is_integer_value(v) ? std::to_string(static_cast<long long>(v.get<double>())) : json_text(v);
   auto fail = [&](const std::string& expected) -> json {
     throw ConfigError(fmt::format("{}{}: parameter '{}' expects {}, got {}", loc(where, p.name),
-                                  what, p.name, expected, v.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                  what, p.name, expected, json_text(v)));
   };
   auto check_range = [&](double x) {
     if ((p.min && x < *p.min) || (p.max && x > *p.max)) {
@@ -134,7 +135,7 @@ json apply_schema(const std::vector<ParamSpec>& schema, const json& given, const
                   const Locator& where, const json* vars) {
   if (!given.is_null() && !given.is_object())
     throw ConfigError(fmt::format("{}{}: parameters must be a mapping of key: value, got {}",
-                                  loc(where, ""), what, given.dump(-1, ' ', false, json::error_handler_t::replace)));
+                                  loc(where, ""), what, json_text(given)));
   json out = json::object();
   if (given.is_object()) {
     for (auto& [k, v] : given.items()) {

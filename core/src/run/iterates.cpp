@@ -1,4 +1,5 @@
 #include "run/iterates.hpp"
+#include "base/json_text.hpp"
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xnpy.hpp>
@@ -218,7 +219,7 @@ json IterateStore::write(const OwnedIterate& it, std::size_t row, double passes)
     for (auto& s : it.ensemble.stumps)
       stumps.push_back({{"feature", s.feature}, {"threshold", s.threshold}, {"sign", s.sign}, {"cls", s.cls}});
     const std::string name = row_name("stumps", row, "json");
-    write_file_atomic((dir / name).string(), stumps.dump());
+    write_file_atomic((dir / name).string(), json_text(stumps));
     files["stumps"] = "iterates/" + name;
   } else if (it.model == "scores") {
     put("train_scores", it.train_scores.data(), rows(it.train_scores));

@@ -13,6 +13,7 @@
 // still have the content hashes the run recorded (data_hashes), unless --allow-changed-data,
 // which the evaluation entry then records with the hashes.
 #include "run/rescore.hpp"
+#include "base/json_text.hpp"
 #include "data/options.hpp"
 
 #include <algorithm>
@@ -182,7 +183,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   }
   if (!run.contains("evaluations") || !run["evaluations"].is_array()) run["evaluations"] = json::array();
   run["evaluations"].push_back(record);
-  write_file_atomic(file.string(), run.dump(1));
+  write_file_atomic(file.string(), json_text(run, 1));
   return out;
 }
 

@@ -94,7 +94,7 @@ void describe_objective(json& out, const RunSpec& run, const Objective& objectiv
   if (oracle.is_object()) o["oracle"] = {{"plugin", oracle["plugin"]}, {"params", oracle["params"]}};
   if (run.config["problem"].contains("reference")) o["reference"] = run.config["problem"]["reference"];
   Hash64 k;
-  k.add(o.dump());
+  k.add(json_text(o));
   out["objective"] = o;
   out["objective_key"] = k.hex();
 }

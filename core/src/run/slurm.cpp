@@ -1,4 +1,5 @@
 #include "run/slurm.hpp"
+#include "base/json_text.hpp"
 
 #include <unistd.h>
 
@@ -81,7 +82,7 @@ void apply(Options& o, const std::string& key, const json& v, const std::string&
   auto need = [&](bool ok, const char* what) {
     if (!ok)
       throw ConfigError(fmt::format("{}: executor.{} must be {}, got {}", where, key, what,
-                                    shown(v.dump(-1, ' ', false, json::error_handler_t::replace))));
+                                    shown(json_text(v))));
   };
   auto positive = [&](int& out, int min) {
     need(v.is_number_integer() && v.get<long long>() >= min && v.get<long long>() <= 1000000,
@@ -95,7 +96,7 @@ void apply(Options& o, const std::string& key, const json& v, const std::string&
     o.name = v;
   } else if (key == "partition" || key == "time" || key == "mem") {
     need(v.is_string() || v.is_number(), "a string");
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    std::string s = v.is_string() ? v.get<std::string>() : json_text(v);
     check_line(s, label(where, key));
     (key == "partition" ? o.partition : key == "time" ? o.time : o.mem) = s;
   } else if (key == "cpus_per_task") {
@@ -363,7 +364,7 @@ int submit(const std::vector<RunSpec>& runs, const Options& o, const Submission&
   json info = {{"array_job", array_id},  {"report_job", report_id},          {"runs", ids.size()},
                {"tasks", tasks},         {"runs_per_task", o.runs_per_task}, {"max_concurrent", o.max_concurrent},
                {"submitted", iso_time_now()}, {"skipped_finished", finished}};
-  write_file_atomic((subdir / "submission.json").string(), info.dump(1));
+  write_file_atomic((subdir / "submission.json").string(), json_text(info, 1));
   std::cout << fmt::format(
       "submitted {} runs ({} finished before, not submitted) as Slurm job array {} ({} tasks of {} runs{}); "
       "report job {} (afterany)\nscripts and logs: {}\nfollow with: dualgap status {}\n",

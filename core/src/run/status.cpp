@@ -1,4 +1,5 @@
 #include "run/status.hpp"
+#include "base/json_text.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -59,8 +60,8 @@ json read_submission(const fs::path& file) {
   }
   if (!j.is_object())
     throw std::runtime_error(fmt::format("{}: expected a JSON object (as `dualgap run --executor slurm` writes), got {}",
-                                         where, printable(j.dump().substr(0, 80))));
-  auto shown = [](const json& v) { return printable(v.dump().substr(0, 80)); };
+                                         where, printable(json_text(j).substr(0, 80))));
+  auto shown = [](const json& v) { return printable(json_text(v).substr(0, 80)); };
   for (const char* key : {"array_job", "report_job"}) {
     if (!j.contains(key)) throw std::runtime_error(fmt::format("{}: key '{}' missing: expected a Slurm job id (a string of digits)", where, key));
     const json& v = j[key];
