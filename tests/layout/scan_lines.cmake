@@ -1,0 +1,33 @@
+# The line scan the layout rules share: every line of FILES (relative to ROOT) that matches
+# PATTERN, outside lines that are // comments when SKIP_COMMENTS, appended to OUT as
+# "  file:line: text" (the form every layout rule prints).
+# Usage: include(scan_lines.cmake); scan_lines(OUT problems FILES ${f} PATTERN "re" [SKIP_COMMENTS])
+function(scan_lines)
+  cmake_parse_arguments(S "SKIP_COMMENTS" "OUT;PATTERN" "FILES" ${ARGN})
+  set(found "${${S_OUT}}")
+  foreach(f ${S_FILES})
+    # Lines as a CMake list: `;`, `\`, `[` and `]` would split, escape or group list items
+    # (file(STRINGS) joins every line after an unbalanced `[`), so they travel as placeholders.
+    file(READ ${ROOT}/${f} text)
+    string(REPLACE "\\" "<bs>" text "${text}")
+    string(REPLACE "[" "<lb>" text "${text}")
+    string(REPLACE "]" "<rb>" text "${text}")
+    string(REPLACE ";" "<sc>" text "${text}")
+    string(REPLACE "\n" ";" lines "${text}")
+    set(n 0)
+    foreach(coded IN LISTS lines)
+      math(EXPR n "${n} + 1")
+      string(REPLACE "<sc>" ";" line "${coded}")
+      string(REPLACE "<lb>" "[" line "${line}")
+      string(REPLACE "<rb>" "]" line "${line}")
+      string(REPLACE "<bs>" "\\" line "${line}")
+      if(S_SKIP_COMMENTS AND line MATCHES "^[ \t]*//")
+        continue()
+      endif()
+      if(line MATCHES "${S_PATTERN}")
+        string(APPEND found "  ${f}:${n}: ${line}\n")
+      endif()
+    endforeach()
+  endforeach()
+  set(${S_OUT} "${found}" PARENT_SCOPE)
+endfunction()
