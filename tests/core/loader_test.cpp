@@ -63,6 +63,26 @@ TEST_CASE("scanning a folder keeps good plugins and reports broken ones; objects
   CHECK_THROWS_WITH(reg.get(Kind::oracle, "nope"), doctest::Contains("no oracle plugin named 'nope'"));
 }
 
+TEST_CASE("a deferred scan loads nothing until the first query, then reports its problems once, first") {
+  PluginRegistry reg;
+  reg.scan_on_first_query({DUALGAP_TEST_BROKEN_PLUGIN_DIR});
+  int reports = 0;
+  std::size_t problems_seen = 0;
+  reg.when_scanned([&](const PluginRegistry& r) {
+    ++reports;
+    problems_seen = r.problems().size();  // a query from the report does not scan again
+  });
+  CHECK(reports == 0);
+  CHECK(reg.find(Kind::solver, "test_solver") != nullptr);
+  CHECK(reports == 1);
+  CHECK(problems_seen == 3);  // bad_api, api_v1 and no_symbol
+  CHECK(reg.names(Kind::solver) == std::vector<std::string>{"test_solver"});
+  CHECK(reports == 1);
+  int late = 0;
+  reg.when_scanned([&](const PluginRegistry&) { ++late; });  // after the scan: at once
+  CHECK(late == 1);
+}
+
 TEST_CASE("dualgap plugins lists out-of-tree plugins from DUALGAP_PLUGIN_PATH and reports broken files") {
   auto r = run_cli("plugins", "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"");
   CHECK(r.code == 0);
@@ -240,6 +260,22 @@ TEST_CASE("loading a crashing or exiting library in this process still names it 
     CHECK(WIFEXITED(st));
     CHECK(WEXITSTATUS(st) == 1);  // not the library's 0
   }
+}
+
+TEST_CASE("a command that fails before it needs a plugin loads none; one that needs them names the faulty files") {
+  const std::string path = "DUALGAP_PLUGIN_PATH=\"" + kFaulty + "\"";
+  TempDir dir;
+  const std::string bad = (dir.path / "bad.yaml").string();
+  write_text(bad, "name: x\nsolvers: [\n");
+  auto r = run_cli("validate " + bad, path);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("bad.yaml:") != std::string::npos);
+  CHECK(r.output.find("warning:") == std::string::npos);  // the faulty libraries were never probed
+  auto q = run_cli("validate " DUALGAP_TEST_SOURCE_DIR "/configs/quickstart.yaml --no-data", path);
+  INFO(q.output);
+  CHECK(q.code == 0);
+  CHECK(q.output.find("warning: " + fault_file("crash") + ": not ") != std::string::npos);
 }
 
 TEST_CASE("dualgap plugins, validate and describe go on past faulty libraries and name each") {

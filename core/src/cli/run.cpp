@@ -191,7 +191,7 @@ void run_internal_options(po::options_description& d) {
 
 int run_main(const Args& a) {
   auto& reg = registry();
-  print_problems(reg);
+  reg.when_scanned(print_problems);  // before any error their absence causes
   const std::string file = a.text("experiment");
   std::vector<std::string> sets = a.list("set");
   const slurm::Options exec = slurm::read_options(file, sets, executor_overrides(a));
@@ -220,7 +220,7 @@ void validate_options(po::options_description& d) {
 
 int validate_main(const Args& a) {
   auto& reg = registry();
-  print_problems(reg);
+  reg.when_scanned(print_problems);  // before any error their absence causes
   const std::string file = a.text("experiment");
   std::vector<std::string> sets = a.list("set");
   slurm::refuse_unused(slurm::read_options(file, sets));  // validates the executor section too

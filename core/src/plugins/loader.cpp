@@ -284,13 +284,36 @@ void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptio
   }
 }
 
+void PluginRegistry::scan_on_first_query(std::vector<std::string> dirs) { deferred_ = std::move(dirs); }
+
+void PluginRegistry::when_scanned(std::function<void(const PluginRegistry&)> report) {
+  if (!deferred_) {  // scanned already (or never deferred)
+    report(*this);
+    return;
+  }
+  report_ = std::move(report);
+}
+
+void PluginRegistry::scan_if_deferred() const {
+  if (!deferred_) return;
+  // The registry is logically unchanged by a scan that was only postponed. deferred_ is cleared
+  // first, so that the report (and anything the scan queries) sees a scanned registry.
+  auto* self = const_cast<PluginRegistry*>(this);
+  const std::vector<std::string> dirs = std::move(*self->deferred_);
+  self->deferred_.reset();
+  self->scan(dirs);
+  if (report_) report_(*this);
+}
+
 const LoadedPlugin* PluginRegistry::find(Kind kind, const std::string& name) const {
+  scan_if_deferred();
   for (auto& p : plugins_)
     if (p.kind() == kind && p.name() == name) return &p;
   return nullptr;
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::find_any(const std::string& name) const {
+  scan_if_deferred();
   std::vector<const LoadedPlugin*> out;
   for (auto& p : plugins_)
     if (p.name() == name) out.push_back(&p);
@@ -298,6 +321,7 @@ std::vector<const LoadedPlugin*> PluginRegistry::find_any(const std::string& nam
 }
 
 std::vector<std::string> PluginRegistry::names(Kind kind) const {
+  scan_if_deferred();
   std::vector<std::string> out;
   for (auto& p : plugins_)
     if (p.kind() == kind) out.push_back(p.name());
@@ -340,7 +364,7 @@ std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kin
 PluginRegistry& registry() {
   static PluginRegistry r = [] {
     PluginRegistry reg;
-    reg.scan(PluginRegistry::default_search_path());
+    reg.scan_on_first_query(PluginRegistry::default_search_path());
     return reg;
   }();
   return r;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/dll/shared_library.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -66,16 +67,31 @@ class DUALGAP_API PluginRegistry {
   /// naming the file; so is a file whose loading crashes, calls exit() or hangs, which every file
   /// is first loaded in a child process to find out (plugins/probe.hpp).
   void scan(const std::vector<std::string>& dirs, const ProbeOptions& probe = {});
+  /// Scans `dirs` at the first query instead of now: a command that fails before it needs a
+  /// plugin (a YAML error, an unknown key) loads none, which is most of the cost of a short command.
+  void scan_on_first_query(std::vector<std::string> dirs);
+  /// Calls `report` once the scan is done: now if it is, else right after it (the CLI prints the
+  /// files that were not loaded there, before the error that their absence may cause).
+  void when_scanned(std::function<void(const PluginRegistry&)> report);
   void add(LoadedPlugin p);
   /// Throws std::runtime_error listing the available plugins of that kind when missing.
   const LoadedPlugin& get(Kind kind, const std::string& name) const;
   const LoadedPlugin* find(Kind kind, const std::string& name) const;
   /// Looks a name up over all kinds (for `describe`).
   std::vector<const LoadedPlugin*> find_any(const std::string& name) const;
-  const std::vector<LoadedPlugin>& plugins() const { return plugins_; }
-  const std::vector<std::string>& problems() const { return problems_; }
+  const std::vector<LoadedPlugin>& plugins() const {
+    scan_if_deferred();
+    return plugins_;
+  }
+  const std::vector<std::string>& problems() const {
+    scan_if_deferred();
+    return problems_;
+  }
   /// Plugins that replaced another of the same kind and name found earlier on the path.
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<std::string>& warnings() const {
+    scan_if_deferred();
+    return warnings_;
+  }
   std::vector<std::string> names(Kind kind) const;
 
   /// Creates an object of a registered plugin with already-validated parameters.
@@ -85,9 +101,15 @@ class DUALGAP_API PluginRegistry {
   }
 
  private:
+  /// The deferred scan, at the first query. Not thread-safe until then: the CLI queries the
+  /// process-wide registry on its main thread before it starts any other.
+  void scan_if_deferred() const;
+
   std::vector<LoadedPlugin> plugins_;
   std::vector<std::string> problems_;
   std::vector<std::string> warnings_;
+  std::optional<std::vector<std::string>> deferred_;
+  std::function<void(const PluginRegistry&)> report_;
 };
 
 /// When no plugin `name` (of `kind`, or of any kind) is loaded but the source tree holds
@@ -98,7 +120,7 @@ DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::option
 DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind,
                                             const std::string& source_dir, const std::string& build_dir);
 
-/// The process-wide registry, scanned on first use over default_search_path().
+/// The process-wide registry over default_search_path(), scanned at its first query.
 DUALGAP_API PluginRegistry& registry();
 
 }  // namespace dualgap
