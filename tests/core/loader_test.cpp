@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "cli_support.hpp"
 #include "plugins/loader.hpp"
@@ -175,7 +176,7 @@ TEST_CASE("probe_in_child: one child for a clean scan; after a fault, a new chil
   const std::vector<std::string> files = {"a", "b", "c", "d", "e", "f", "g"};
   const ProbeReport rep = probe_in_child(
       files,
-      [&](const std::string& f) {
+      [&](const std::string& f) -> std::string {
         mark(f);
         if (f == "b") throw std::runtime_error("threw at b");  // the file's fault: this child ends
         if (f == "c") {
@@ -186,6 +187,7 @@ TEST_CASE("probe_in_child: one child for a clean scan; after a fault, a new chil
         if (f == "e") std::exit(3);
         if (f == "f")
           for (;;) ::pause();
+        return "answer of " + f + "\n\tand a tab";  // made one printable line
       },
       ProbeOptions{1.0});
   REQUIRE(rep.not_probed.empty());
@@ -197,6 +199,12 @@ TEST_CASE("probe_in_child: one child for a clean scan; after a fault, a new chil
   CHECK(rep.problems[4] == "loading it called exit()");
   CHECK(rep.problems[5] == "loading it did not finish within 1 s");
   CHECK(rep.problems[6].empty());
+  // What the child answered for the files it came back from, across its restarts.
+  CHECK(rep.answers[0] == "answer of a\\x0A\tand a tab");
+  CHECK(rep.answers[3] == "answer of d\\x0A\tand a tab");
+  CHECK(rep.answers[6] == "answer of g\\x0A\tand a tab");
+  CHECK(rep.answers[1].empty());
+  CHECK(rep.answers[2].empty());
   // a and b in the first child; c in the second; d and e in the third; f in the fourth; g in
   // the fifth.
   CHECK(pids("a") == pids("b"));
@@ -212,6 +220,7 @@ TEST_CASE("probe_in_child: one child for a clean scan; after a fault, a new chil
   TempDir t2;
   const ProbeReport clean = probe_in_child(files, [&](const std::string& f) {
     write_text(t2.path / (f + "." + std::to_string(::getpid())), "");
+    return std::string();
   });
   std::set<std::string> children;
   for (const auto& e : fs::directory_iterator(t2.path)) children.insert(e.path().extension().string());
@@ -276,6 +285,26 @@ TEST_CASE("a command that fails before it needs a plugin loads none; one that ne
   INFO(q.output);
   CHECK(q.code == 0);
   CHECK(q.output.find("warning: " + fault_file("crash") + ": not ") != std::string::npos);
+}
+
+TEST_CASE("a command loads only the plugins it uses into its own process (the discovery process loads them all)") {
+  // The dynamic loader's own log (LD_DEBUG) of this process: the discovery child's output is
+  // captured by the probe and shown only when a file fails.
+  auto r = run_cli("validate " DUALGAP_TEST_SOURCE_DIR "/configs/quickstart.yaml --no-data", "LD_DEBUG=files");
+  REQUIRE(r.code == 0);
+  std::set<std::string> loaded;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("dynamically loaded by") == std::string::npos) continue;
+    const auto so = line.find(".so");
+    const auto b = line.rfind("dualgap_", so);
+    if (so != std::string::npos && b != std::string::npos) loaded.insert(line.substr(b, so + 3 - b));
+  }
+  INFO(r.output.substr(0, 3000));
+  CHECK(loaded == std::set<std::string>{"dualgap_bcfw.so", "dualgap_multiclass.so", "dualgap_synthetic_multiclass.so"});
+  auto all = run_cli("plugins", "LD_DEBUG=files");
+  CHECK(all.code == 0);
+  CHECK(all.output.find("dualgap_ssg.so [0];  dynamically loaded by") != std::string::npos);
 }
 
 TEST_CASE("dualgap plugins, validate and describe go on past faulty libraries and name each") {

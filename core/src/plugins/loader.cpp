@@ -2,6 +2,7 @@
 
 #include "plugins/elf_check.hpp"
 #include "plugins/probe.hpp"
+#include "base/util.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -224,16 +225,65 @@ std::vector<std::string> PluginRegistry::default_search_path() {
   return dirs;
 }
 
+namespace {
+
+std::string shadow_warning(Kind kind, const std::string& name, const std::string& path, const std::string& earlier) {
+  return "the " + std::string(to_string(kind)) + " plugin '" + name + "' of " + path + " shadows the one of " +
+         earlier + " (a later folder on the plugin path wins)";
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+}  // namespace
+
 void PluginRegistry::add(LoadedPlugin p) {
   for (auto& q : plugins_)
     if (q.kind() == p.kind() && q.name() == p.name()) {
-      if (fs::equivalent(q.path, p.path)) return;
-      warnings_.push_back("the " + std::string(to_string(p.kind())) + " plugin '" + p.name() + "' of " + p.path +
-                          " shadows the one of " + q.path + " (a later folder on the plugin path wins)");
+      if (same_file(q.path, p.path)) return;
+      warnings_.push_back(shadow_warning(p.kind(), p.name(), p.path, q.path));
       q = std::move(p);  // later folders win
       return;
     }
+  for (auto& f : found_)
+    if (f && f->kind == p.kind() && f->name == p.name()) {
+      if (same_file(f->path, p.path)) return;
+      warnings_.push_back(shadow_warning(p.kind(), p.name(), p.path, f->path));
+      f.reset();
+    }
   plugins_.push_back(std::move(p));
+}
+
+void PluginRegistry::add_found(Found p) {
+  for (auto q = plugins_.begin(); q != plugins_.end(); ++q)
+    if (q->kind() == p.kind && q->name() == p.name) {
+      if (same_file(q->path, p.path)) return;
+      warnings_.push_back(shadow_warning(p.kind, p.name, p.path, q->path));
+      plugins_.erase(q);  // later folders win (only during the scan: nothing points into plugins_ yet)
+      break;
+    }
+  for (auto& f : found_)
+    if (f && f->kind == p.kind && f->name == p.name) {
+      if (same_file(f->path, p.path)) return;
+      warnings_.push_back(shadow_warning(p.kind, p.name, p.path, f->path));
+      f = std::move(p);  // later folders win
+      return;
+    }
+  found_.emplace_back(std::move(p));
+}
+
+const LoadedPlugin& PluginRegistry::load_found(std::size_t i) const {
+  const Found f = *found_[i];
+  found_[i].reset();
+  LoadedPlugin p = load_plugin_file(f.path);  // throws PluginLoadError naming the file
+  if (p.kind() != f.kind || p.name() != f.name)
+    throw PluginLoadError(f.path + ": not loaded: it holds the " + to_string(p.kind()) + " plugin '" + p.name() +
+                          "' here but the " + to_string(f.kind) + " plugin '" + f.name +
+                          "' in the discovery process (the file changed while this command ran?)");
+  plugins_.push_back(std::move(p));
+  return plugins_.back();
 }
 
 void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptions& probe) {
@@ -252,16 +302,18 @@ void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptio
   }
   if (files.empty()) return;
   // Every file first in one child process: a library that crashes, exits or hangs while it
-  // loads is named there and never loaded here.
+  // loads is named there and never loaded here. The child answers "P KIND NAME" for a plugin
+  // and "R MESSAGE" for a file the loader refused (not a library, another API version, ...).
   const ProbeReport vetted = probe_in_child(
       files,
-      [](const std::string& f) {
+      [](const std::string& f) -> std::string {
         try {
-          new LoadedPlugin(load_unguarded(f));  // kept loaded until the child ends
+          const auto* p = new LoadedPlugin(load_unguarded(f));  // kept loaded until the child ends
+          return std::string("P ") + to_string(p->kind()) + " " + p->name();
         } catch (const PluginFault& e) {
           throw std::runtime_error(e.cause());  // the file's own fault: the child reports it and ends
-        } catch (const PluginLoadError&) {
-          // refused: the parent loads the file again and reports the same error
+        } catch (const PluginLoadError& e) {
+          return std::string("R ") + e.what();
         }
       },
       probe);
@@ -274,7 +326,23 @@ void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptio
                           " (found by loading each plugin file in a separate process first)");
       continue;
     }
-    try {
+    const std::string& answer = vetted.answers[i];
+    if (answer.rfind("R ", 0) == 0) {
+      problems_.push_back(answer.substr(2));  // the loader's message, which names the file
+      continue;
+    }
+    Kind kind{};
+    if (answer.rfind("P ", 0) == 0) {
+      const auto sp = answer.find(' ', 2);
+      const std::string name = sp == std::string::npos ? "" : answer.substr(sp + 1);
+      // A name the protocol cannot carry as it is (printable() changed it) is loaded here at once.
+      if (sp != std::string::npos && parse_kind(answer.substr(2, sp - 2), kind) && !name.empty() &&
+          printable(name) == name) {
+        add_found({files[i], kind, name});
+        continue;
+      }
+    }
+    try {  // not probed, or an answer this process cannot read: load it here
       add(load_plugin_file(files[i]));
     } catch (const PluginLoadError& ex) {  // names the file
       problems_.push_back(ex.what());
@@ -309,11 +377,28 @@ const LoadedPlugin* PluginRegistry::find(Kind kind, const std::string& name) con
   scan_if_deferred();
   for (auto& p : plugins_)
     if (p.kind() == kind && p.name() == name) return &p;
+  for (std::size_t i = 0; i < found_.size(); ++i)
+    if (found_[i] && found_[i]->kind == kind && found_[i]->name == name) return &load_found(i);
   return nullptr;
+}
+
+const std::deque<LoadedPlugin>& PluginRegistry::plugins() const {
+  scan_if_deferred();
+  for (std::size_t i = 0; i < found_.size(); ++i)
+    if (found_[i]) {
+      try {
+        load_found(i);
+      } catch (const PluginLoadError& e) {
+        problems_.push_back(e.what());
+      }
+    }
+  return plugins_;
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::find_any(const std::string& name) const {
   scan_if_deferred();
+  for (std::size_t i = 0; i < found_.size(); ++i)
+    if (found_[i] && found_[i]->name == name) load_found(i);
   std::vector<const LoadedPlugin*> out;
   for (auto& p : plugins_)
     if (p.name() == name) out.push_back(&p);
@@ -325,6 +410,8 @@ std::vector<std::string> PluginRegistry::names(Kind kind) const {
   std::vector<std::string> out;
   for (auto& p : plugins_)
     if (p.kind() == kind) out.push_back(p.name());
+  for (auto& f : found_)
+    if (f && f->kind == kind) out.push_back(f->name);
   std::sort(out.begin(), out.end());
   return out;
 }

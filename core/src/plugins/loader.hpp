@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/dll/shared_library.hpp>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -63,9 +64,11 @@ class DUALGAP_API PluginRegistry {
   /// The build dir's plugin folder, the install dir (relative to the executable), then each
   /// folder of DUALGAP_PLUGIN_PATH (colon-separated). Later folders win on name clashes.
   static std::vector<std::string> default_search_path();
-  /// Loads every *.so in the folders. Files that fail to load are reported in `problems`, each
-  /// naming the file; so is a file whose loading crashes, calls exit() or hangs, which every file
-  /// is first loaded in a child process to find out (plugins/probe.hpp).
+  /// Finds the plugins of every *.so in the folders. Every file is first loaded in a child
+  /// process (plugins/probe.hpp), which names a file whose loading crashes, calls exit() or hangs,
+  /// and reports what each good file holds (kind and name): this process loads a plugin only
+  /// when it is asked for (find, get, plugins), so a command loads the few it uses. Files that
+  /// fail to load are reported in `problems`, each naming the file.
   void scan(const std::vector<std::string>& dirs, const ProbeOptions& probe = {});
   /// Scans `dirs` at the first query instead of now: a command that fails before it needs a
   /// plugin (a YAML error, an unknown key) loads none, which is most of the cost of a short command.
@@ -79,10 +82,8 @@ class DUALGAP_API PluginRegistry {
   const LoadedPlugin* find(Kind kind, const std::string& name) const;
   /// Looks a name up over all kinds (for `describe`).
   std::vector<const LoadedPlugin*> find_any(const std::string& name) const;
-  const std::vector<LoadedPlugin>& plugins() const {
-    scan_if_deferred();
-    return plugins_;
-  }
+  /// Every plugin, each loaded (for listing them).
+  const std::deque<LoadedPlugin>& plugins() const;
   const std::vector<std::string>& problems() const {
     scan_if_deferred();
     return problems_;
@@ -104,9 +105,19 @@ class DUALGAP_API PluginRegistry {
   /// The deferred scan, at the first query. Not thread-safe until then: the CLI queries the
   /// process-wide registry on its main thread before it starts any other.
   void scan_if_deferred() const;
+  /// A plugin the discovery process found, not loaded here yet.
+  struct Found {
+    std::string path;
+    Kind kind;
+    std::string name;
+  };
+  void add_found(Found f);
+  /// Loads the found plugin `i` into plugins_ (a deque: what find returned stays valid).
+  const LoadedPlugin& load_found(std::size_t i) const;
 
-  std::vector<LoadedPlugin> plugins_;
-  std::vector<std::string> problems_;
+  mutable std::deque<LoadedPlugin> plugins_;
+  mutable std::vector<std::optional<Found>> found_;  // emptied as each is loaded
+  mutable std::vector<std::string> problems_;  // plugins() adds a file that fails to load late
   std::vector<std::string> warnings_;
   std::optional<std::vector<std::string>> deferred_;
   std::function<void(const PluginRegistry&)> report_;

@@ -36,7 +36,8 @@ void probe_write_all(int fd, const char* s, std::size_t n) {
   }
 }
 
-/// One line of the child's protocol: "S i" started file i, "E i" came back from it, "X i" file
+/// One line of the child's protocol: "S i" started file i, "E i ANSWER" came back from it with
+/// what `load` returned, "X i" file
 /// i called exit(), "T i WHAT" loading file i threw (WHAT: the exception's what()), "D 0" done
 /// with every file.
 void probe_report(char what, std::size_t i) {
@@ -54,7 +55,7 @@ void probe_child_exit_handler() {
 }
 
 [[noreturn]] void probe_child_main(const std::vector<std::string>& files, std::size_t start,
-                             const std::function<void(const std::string&)>& load, int progress_fd, int output_fd) {
+                             const ProbeLoad& load, int progress_fd, int output_fd) {
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
   if (output_fd != STDOUT_FILENO && output_fd != STDERR_FILENO) ::close(output_fd);
@@ -67,8 +68,9 @@ void probe_child_exit_handler() {
     g_probe_current = i;
     probe_report('S', i);
     std::optional<std::string> thrown;
+    std::string answer;
     try {
-      load(files[i]);
+      answer = load(files[i]);
     } catch (const std::exception& e) {
       thrown = e.what();
     } catch (...) {
@@ -82,7 +84,8 @@ void probe_child_exit_handler() {
       probe_write_all(g_probe_progress_fd, line.data(), line.size());
       ::_exit(0);
     }
-    probe_report('E', i);
+    const std::string line = "E " + std::to_string(i) + " " + printable(answer) + "\n";
+    probe_write_all(g_probe_progress_fd, line.data(), line.size());
   }
   probe_report('D', 0);
   ::_exit(0);
@@ -134,14 +137,16 @@ struct ProbeChildRun {
   bool started = false;      ///< the child could be started
   std::string why_not;       ///< when not
   bool done = false;         ///< the child came back from every file
+  std::vector<std::string> answers;  ///< per file it came back from: what `load` returned
   long culprit = -1;         ///< the file it had started and not come back from
   long last_ended = -1;      ///< the last file it came back from
   std::string what;          ///< what the child did ("crashed (signal 11, ...)"), and its last output
 };
 
 ProbeChildRun run_probe_child(const std::vector<std::string>& files, std::size_t start,
-                   const std::function<void(const std::string&)>& load, const ProbeOptions& opt) {
+                   const ProbeLoad& load, const ProbeOptions& opt) {
   ProbeChildRun run;
+  run.answers.assign(files.size(), "");
   int prog[2], out[2];
   if (::pipe2(prog, O_CLOEXEC) != 0) {
     run.why_not = std::string("cannot create a pipe: ") + std::strerror(errno);
@@ -189,7 +194,11 @@ ProbeChildRun run_probe_child(const std::vector<std::string>& files, std::size_t
       lines.erase(0, nl + 1);
       if (!ok) continue;
       if (what == 'S') current = static_cast<long>(i), mark = output.size(), last = clock::now();
-      if (what == 'E') current = -1, run.last_ended = static_cast<long>(i), last = clock::now();
+      if (what == 'E') {
+        current = -1, run.last_ended = static_cast<long>(i), last = clock::now();
+        const auto sp = line.find(' ', 2);
+        run.answers[i] = sp == std::string::npos ? "" : line.substr(sp + 1);
+      }
       if (what == 'X') exited_in = static_cast<long>(i);
       if (what == 'T') {
         thrown_in = static_cast<long>(i);
@@ -258,10 +267,10 @@ ProbeChildRun run_probe_child(const std::vector<std::string>& files, std::size_t
 
 }  // namespace
 
-ProbeReport probe_in_child(const std::vector<std::string>& files, const std::function<void(const std::string&)>& load,
-                           const ProbeOptions& options) {
+ProbeReport probe_in_child(const std::vector<std::string>& files, const ProbeLoad& load, const ProbeOptions& options) {
   ProbeReport rep;
   rep.problems.assign(files.size(), "");
+  rep.answers.assign(files.size(), "");
   std::size_t start = 0;
   while (start < files.size()) {
     const ProbeChildRun run = run_probe_child(files, start, load, options);
@@ -269,6 +278,8 @@ ProbeReport probe_in_child(const std::vector<std::string>& files, const std::fun
       rep.not_probed = run.why_not;
       return rep;
     }
+    for (std::size_t i = start; i < files.size(); ++i)
+      if (!run.answers[i].empty()) rep.answers[i] = run.answers[i];
     if (run.done) break;
     if (run.culprit >= static_cast<long>(start)) {
       rep.problems[static_cast<std::size_t>(run.culprit)] = "loading it " + run.what;
