@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "run/lock.hpp"
+#include "run/recorder.hpp"
+#include "run/run_files.hpp"
 #include "run/runner.hpp"
 #include "base/process.hpp"
 #include "base/util.hpp"
@@ -387,14 +389,15 @@ int submit(const std::vector<RunSpec>& runs, const Options& o, const Submission&
   }
   int done = 0, budget = 0, diverged = 0, bad = 0;
   for (auto& id : ids) {
-    std::string st = "missing";
+    std::optional<RunStatus> st;  // none: not run, or a run.json the checked reader refuses
     try {
-      st = json::parse(read_file((exp_dir / id / "run.json").string())).value("status", "missing");
-    } catch (...) {
+      st = run_status_from_string(
+          read_run_file((exp_dir / id / "run.json").string(), CurveMode::columns).doc["status"].get<std::string>());
+    } catch (const std::exception&) {
     }
-    if (st == "done") ++done;
-    else if (st == "budget") ++budget;
-    else if (st == "diverged") ++diverged;
+    if (st == RunStatus::done) ++done;
+    else if (st == RunStatus::budget) ++budget;
+    else if (st == RunStatus::diverged) ++diverged;
     else ++bad;
   }
   std::cout << fmt::format("{} submitted runs: {} done, {} budget, {} diverged, {} failed, timed out, interrupted or "

@@ -14,6 +14,7 @@
 #include "base/util.hpp"
 #include "experiment/schema.hpp"
 #include "run/lock.hpp"
+#include "run/recorder.hpp"
 #include "run/run_files.hpp"
 
 namespace dualgap {
@@ -21,10 +22,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The statuses in the order they are printed: a run's own ones, then the two of runs not ended,
-// then runs whose run.json is damaged (read_run_file refused it; the file is named on stderr).
-const std::vector<std::string> kStatuses = {"done",        "budget",  "diverged", "failed", "timeout",
-                                            "interrupted", "running", "pending",  "damaged"};
+// Two states of a run that are the folder's, not a run.json's (RunStatus spells those): listed
+// in a Slurm submission but not started, and a run.json the checked reader refused (the file
+// is named on stderr).
+constexpr const char* kPending = "pending";
+constexpr const char* kDamaged = "damaged";
+
+// Every state in the order it is printed: the finished ones, then the others.
+std::vector<std::string> states_in_order() {
+  std::vector<std::string> out;
+  for (RunStatus s : {RunStatus::done, RunStatus::budget, RunStatus::diverged, RunStatus::failed, RunStatus::timeout,
+                      RunStatus::interrupted, RunStatus::running})
+    out.push_back(to_string(s));
+  out.push_back(kPending);
+  out.push_back(kDamaged);
+  return out;
+}
 
 // A results folder is data anyone with write access to it may have written: every file is read
 // only when it is a regular file of sane size (a FIFO would block, /dev/zero would never end).
@@ -121,13 +134,14 @@ bool is_experiment_dir(const fs::path& d) {
   return false;
 }
 
-// The status a run.json records, or "damaged" (named on stderr) when the checked reader refuses it.
+// The status a run.json records, or kDamaged (named on stderr) when the checked reader refuses it.
 std::string recorded_status(const fs::path& file) {
   try {
-    return read_run_file(file.string(), CurveMode::columns).doc["status"].get<std::string>();
+    const std::string word = read_run_file(file.string(), CurveMode::columns).doc["status"].get<std::string>();
+    return to_string(run_status_from_string(word).value());  // the checked reader accepts only these words
   } catch (const std::exception& ex) {
     std::cerr << "warning: " << printable(ex.what()) << "\n";
-    return "damaged";
+    return kDamaged;
   }
 }
 
@@ -141,7 +155,7 @@ json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
     if (fs::exists(e.path() / "run.json", ec)) run_status[id] = recorded_status(e.path() / "run.json");
     // A partial log means a child is at work, or was killed with its parent (SIGKILL): then
     // nobody holds the folder's lock any more and the run counts as interrupted.
-    if (fs::exists(e.path() / "run.partial.jsonl", ec)) run_status[id] = holder.empty() ? "interrupted" : "running";
+    if (fs::exists(e.path() / "run.partial.jsonl", ec)) run_status[id] = to_string(holder.empty() ? RunStatus::interrupted : RunStatus::running);
   }
   json subs = json::array();
   std::vector<fs::path> subdirs;
@@ -160,7 +174,7 @@ json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
         std::istringstream in(read_data_file(sd / "runs.txt", 64u << 20));
         std::string id;
         while (std::getline(in, id))
-          if (!id.empty() && !run_status.count(id)) run_status[id] = "pending";
+          if (!id.empty() && !run_status.count(id)) run_status[id] = kPending;
       }
       json info = read_submission(sd / "submission.json");
       info["folder"] = printable(sd.string());
@@ -189,7 +203,7 @@ json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
     }
   }
   json counts = json::object();
-  for (auto& s : kStatuses) counts[s] = 0;
+  for (auto& s : states_in_order()) counts[s] = 0;
   for (auto& [id, st] : run_status) counts[st] = counts.value(st, 0) + 1;
   return {{"experiment", printable(dir.filename().string())},
           {"folder", printable(dir.string())},
@@ -201,11 +215,12 @@ json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
 
 void print_text(const json& e) {
   const json& c = e["counts"];
-  auto n = [&](const char* k) { return c[k].get<int>(); };
+  auto n = [&](const std::string& k) { return c[k].get<int>(); };
+  const std::string done = to_string(RunStatus::done), budget = to_string(RunStatus::budget);
   std::string line = fmt::format("{}: {} runs: {} finished ({} done, {} budget)", e["folder"].get<std::string>(),
-                                 e["runs"].get<int>(), n("done") + n("budget"), n("done"), n("budget"));
-  for (const char* k : {"diverged", "failed", "timeout", "interrupted", "running", "pending", "damaged"})
-    line += fmt::format(", {} {}", n(k), k);
+                                 e["runs"].get<int>(), n(done) + n(budget), n(done), n(budget));
+  for (const auto& k : states_in_order())
+    if (k != done && k != budget) line += fmt::format(", {} {}", n(k), k);
   std::cout << line << "\n";
   if (!e["lock"].get<std::string>().empty()) std::cout << "  in use by " << e["lock"].get<std::string>() << "\n";
   for (auto& s : e["slurm"]) {
