@@ -28,7 +28,16 @@
 // loss "exp_pairwise" (AdaBoost.ECC; no dual), Guruswami & Sahai 1999: (2) without the l1 term
 // and without C,  P = (1/p) sum_i sum_{y != y_i} mu_(i,y).
 //
-// Errors (all losses): argmax_c F_c(x) (first maximizer) against the label, on train and test.
+// loss "exp_code" (AdaBoost.MO; no dual), Schapire & Singer 1999, Sec. 9: an output code
+// M in {-1,+1}^{K x L} (params {code: K rows of L entries}, the solver's code matrix; the
+// objective is defined by the matrix, so re-scoring needs no solver state). The ensemble has L
+// columns, one per code bit (not one per class): F_l(x) = sum_t alpha(t, l) h_t(x), and
+//   P = (1/(nL)) sum_i sum_l exp(-M(y_i, l) F_l(x_i)),
+// the exponential Hamming loss of the binary problems the code defines (= prod_t Z_t).
+// Errors: loss-based decoding, argmin_y sum_l exp(-M(y, l) F_l(x)) (ties up to rounding: the
+// first class): the class whose code word the scores would pay least to be relabelled to.
+//
+// Errors (the other losses): argmax_c F_c(x) (first maximizer) against the label, on train and test.
 //
 // Cost: the ensemble grows by appending, so the objective keeps every stump's predictions on
 // train and test and the scores F of the alpha it last saw; a checkpoint predicts only new
@@ -36,7 +45,10 @@
 // not O(T n) per checkpoint. An ensemble that does not extend the last one is summed afresh.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -116,19 +128,23 @@ class SplitScores {
   std::vector<std::vector<double>> seen_;    ///< alpha(t, :) that F includes
 };
 
-enum class Loss { exp, exp_hamming, exp_pairwise };
+enum class Loss { exp, exp_hamming, exp_pairwise, exp_code };
 
 class BoostingObjective final : public Objective {
  public:
-  BoostingObjective(const Problem& pb, WeakLearnerOracle& oracle, Loss loss, double C, bool balanced)
+  /// `code`: the K x L output code of loss exp_code (empty for the other losses).
+  BoostingObjective(const Problem& pb, WeakLearnerOracle& oracle, Loss loss, double C, bool balanced,
+                    DenseMatrix code = {})
       : data_(*pb.data),
         oracle_(oracle),
         loss_(loss),
         C_(C),
         balanced_(balanced),
         K_(pb.data->train.num_classes),
-        train_(oracle, pb.data->train.X, K_),
-        test_(oracle, pb.data->test.X, K_) {
+        code_(std::move(code)),
+        cols_(loss == Loss::exp_code ? static_cast<int>(code_.cols()) : K_),
+        train_(oracle, pb.data->train.X, cols_),
+        test_(oracle, pb.data->test.X, cols_) {
     const Examples& tr = data_.train;
     if (tr.structured()) throw std::runtime_error("the boosting objective needs multi-class (unstructured) data");
     if (K_ < 2) throw std::runtime_error("the boosting objective needs at least 2 classes");
@@ -142,6 +158,7 @@ class BoostingObjective final : public Objective {
     json d = {{"family", "boosting"}, {"loss", loss_name()}};
     if (loss_ == Loss::exp) d["C"] = C_;
     if (loss_ == Loss::exp_hamming) d["weights"] = balanced_ ? "balanced" : "uniform";
+    if (loss_ == Loss::exp_code) d["code"] = code_json(code_);
     return d;
   }
   const char* model_kind() const override { return "ensemble"; }
@@ -166,12 +183,29 @@ class BoostingObjective final : public Objective {
         out.primal = s;
         break;
       }
+      case Loss::exp_code: {
+        double s = 0;
+        for (Eigen::Index i = 0; i < F.rows(); ++i)
+          for (int l = 0; l < cols_; ++l) s += std::exp(-code_(y[i], l) * F(i, l));
+        out.primal = s / (n * cols_);
+        break;
+      }
     }
-    out.train_error = argmax_error(F, y);
+    out.train_error = error(F, y);
     if (data_.test.num_units() > 0) {
       test_.update(e);
-      out.test_error = argmax_error(test_.F(), data_.test.y);
+      out.test_error = error(test_.F(), data_.test.y);
     }
+  }
+
+  static json code_json(const DenseMatrix& M) {
+    json rows = json::array();
+    for (Eigen::Index k = 0; k < M.rows(); ++k) {
+      json row = json::array();
+      for (Eigen::Index l = 0; l < M.cols(); ++l) row.push_back(static_cast<int>(M(k, l)));
+      rows.push_back(std::move(row));
+    }
+    return rows;
   }
 
  private:
@@ -180,14 +214,42 @@ class BoostingObjective final : public Objective {
       case Loss::exp: return "exp";
       case Loss::exp_hamming: return "exp_hamming";
       case Loss::exp_pairwise: return "exp_pairwise";
+      case Loss::exp_code: return "exp_code";
     }
     return "?";
   }
 
+  double error(const DenseMatrix& F, const std::vector<int>& y) const {
+    return loss_ == Loss::exp_code ? decoding_error(F, y) : argmax_error(F, y);
+  }
+
+  /// Loss-based decoding: argmin_k sum_l exp(-M(k, l) F_l(x)) against the label. Every class's
+  /// sum is scaled by the same exp(-max_l |F_l(x)|), which leaves the argmin unchanged and keeps
+  /// large scores from overflowing to a tie at infinity. Exact ties are common (one-vs-all after
+  /// one round: every F_l is +-alpha) and rounding would break them by summation order, so a
+  /// class wins only when its sum is smaller by more than a relative 1e-12: ties go to the
+  /// first class, whatever the order of the arithmetic.
+  double decoding_error(const DenseMatrix& F, const std::vector<int>& y) const {
+    std::size_t wrong = 0;
+    for (Eigen::Index i = 0; i < F.rows(); ++i) {
+      const double shift = F.row(i).cwiseAbs().maxCoeff();
+      int best = 0;
+      double best_loss = 0;
+      for (int k = 0; k < K_; ++k) {
+        double loss = 0;
+        for (int l = 0; l < cols_; ++l) loss += std::exp(-code_(k, l) * F(i, l) - shift);
+        if (k == 0 || loss < best_loss * (1 - 1e-12)) best = k, best_loss = loss;
+      }
+      wrong += best != y[static_cast<std::size_t>(i)];
+    }
+    return F.rows() > 0 ? static_cast<double>(wrong) / static_cast<double>(F.rows()) : 0.0;
+  }
+
   void check(const Ensemble& e) const {
-    if (e.alpha.rows() != static_cast<Eigen::Index>(e.stumps.size()) || e.alpha.cols() != K_)
-      throw std::runtime_error(fmt::format("the ensemble has {} stumps and alpha is {} x {}; expected {} x K = {}",
-                                           e.stumps.size(), e.alpha.rows(), e.alpha.cols(), e.stumps.size(), K_));
+    if (e.alpha.rows() != static_cast<Eigen::Index>(e.stumps.size()) || e.alpha.cols() != cols_)
+      throw std::runtime_error(fmt::format("the ensemble has {} stumps and alpha is {} x {}; expected {} x {} = {}",
+                                           e.stumps.size(), e.alpha.rows(), e.alpha.cols(), e.stumps.size(),
+                                           loss_ == Loss::exp_code ? "L (code columns)" : "K", cols_));
     const Eigen::Index d = std::min(data_.train.num_features(),
                                     data_.test.num_units() > 0 ? data_.test.num_features() : data_.train.num_features());
     for (std::size_t t = 0; t < e.stumps.size(); ++t) {
@@ -251,10 +313,42 @@ class BoostingObjective final : public Objective {
   double C_;
   bool balanced_;
   int K_;
+  DenseMatrix code_;  ///< K x L, entries +-1 (exp_code only)
+  int cols_;          ///< columns of alpha and F: L for exp_code, else K
   SplitScores train_, test_;
   DenseMatrix W_;
   std::vector<Stump> best_;
 };
+
+/// The output code of loss exp_code: params.code, K rows (one per class) of L >= 1 entries, each
+/// +1 or -1. Distinct rows are not required here (the solver draws them so); the loss is
+/// defined for any such matrix.
+DenseMatrix parse_code(const json& params, int K) {
+  const char* expected = "params {code: K rows of L entries, each +1 or -1} from the solver";
+  if (!params.contains("code") || !params["code"].is_array())
+    throw std::runtime_error(std::string("the boosting loss 'exp_code' needs ") + expected);
+  const json& rows = params["code"];
+  if (static_cast<int>(rows.size()) != K || K < 1 || !rows[0].is_array() || rows[0].empty())
+    throw std::runtime_error(fmt::format("the boosting loss 'exp_code' has a code of {} rows; expected {} (one per "
+                                         "class), each a non-empty list",
+                                         rows.size(), K));
+  const std::size_t L = rows[0].size();
+  DenseMatrix M(K, static_cast<Eigen::Index>(L));
+  for (int k = 0; k < K; ++k) {
+    const json& row = rows[static_cast<std::size_t>(k)];
+    if (!row.is_array() || row.size() != L)
+      throw std::runtime_error(fmt::format("the boosting loss 'exp_code': code row {} is not a list of {} entries", k, L));
+    for (std::size_t l = 0; l < L; ++l) {
+      const json& v = row[l];
+      // compared as 64-bit: a narrowing get<int> would read 2^32 + 1 as 1
+      if (!v.is_number_integer() || (v.get<std::int64_t>() != 1 && v.get<std::int64_t>() != -1))
+        throw std::runtime_error(
+            fmt::format("the boosting loss 'exp_code': code entry ({}, {}) is {}; expected +1 or -1", k, l, v.dump()));
+      M(k, static_cast<Eigen::Index>(l)) = static_cast<double>(v.get<std::int64_t>());
+    }
+  }
+  return M;
+}
 
 }  // namespace
 
@@ -278,7 +372,10 @@ std::unique_ptr<Objective> make_boosting_objective(const Problem& pb, const Obje
     return std::make_unique<BoostingObjective>(pb, *oracle, Loss::exp_hamming, 0.0, weights == "balanced");
   }
   if (spec.loss == "exp_pairwise") return std::make_unique<BoostingObjective>(pb, *oracle, Loss::exp_pairwise, 0.0, false);
-  throw std::runtime_error("unknown boosting loss '" + spec.loss + "' (known: exp, exp_hamming, exp_pairwise)");
+  if (spec.loss == "exp_code")
+    return std::make_unique<BoostingObjective>(pb, *oracle, Loss::exp_code, 0.0, false,
+                                               parse_code(params, pb.data->train.num_classes));
+  throw std::runtime_error("unknown boosting loss '" + spec.loss + "' (known: exp, exp_hamming, exp_pairwise, exp_code)");
 }
 
 }  // namespace dualgap
