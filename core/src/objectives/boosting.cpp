@@ -52,6 +52,7 @@
 
 #include <fmt/format.h>
 
+#include "base/json_text.hpp"
 #include "dualgap/metrics.hpp"
 #include "dualgap/oracles/weak_learner.hpp"
 #include "objectives/families.hpp"
@@ -343,7 +344,7 @@ DenseMatrix parse_code(const json& params, int K) {
       // compared as 64-bit: a narrowing get<int> would read 2^32 + 1 as 1
       if (!v.is_number_integer() || (v.get<std::int64_t>() != 1 && v.get<std::int64_t>() != -1))
         throw std::runtime_error(
-            fmt::format("the boosting loss 'exp_code': code entry ({}, {}) is {}; expected +1 or -1", k, l, v.dump()));
+            fmt::format("the boosting loss 'exp_code': code entry ({}, {}) is {}; expected +1 or -1", k, l, json_text(v)));
       M(k, static_cast<Eigen::Index>(l)) = static_cast<double>(v.get<std::int64_t>());
     }
   }
