@@ -56,9 +56,14 @@ struct Run {
   /// of the same objective: repeats over different data splits form one band.
   std::string problem_key;
   std::string data_key;  ///< problem_key without the objective: runs on the same data
-  /// The exact problem (`problem_key`: same data split and feature draws, same objective):
-  /// reference bounds are taken over the runs sharing it, since each has its own optimum.
+  /// The exact problem (`problem_key`: the same data, by their content hash, and the same
+  /// objective): reference bounds are taken over the runs sharing it, since each has its own
+  /// optimum.
   std::string bound_key;
+  /// run.json has `data_content_hash`, so problem_key names its data. Older runs were keyed by
+  /// their data and feature seeds, used or not: their repeats of one fixed split look like
+  /// different splits.
+  bool keyed_by_data = false;
   double best_upper = kNaN;  ///< lowest primal over the runs sharing bound_key
   double best_lower = kNaN;  ///< highest certified dual over the runs sharing bound_key
   bool approximate = false;

@@ -136,6 +136,7 @@ Run parse_run(RunFile file) {
   run.status = string_or(doc, "status", "unknown");
   run.message = string_or(doc, "message");
   run.bound_key = problem_key_of(doc);
+  run.keyed_by_data = doc.contains("data_content_hash");
   {
     auto g = doc.find("group_key");
     run.data_key = g != doc.end() && g->is_string() && !g->get<std::string>().empty() ? g->get<std::string>()
@@ -336,6 +337,12 @@ void group_runs(RunSet& set, const std::string& order) {
       p.split_bounds.emplace_back(run.best_upper, run.best_lower);
     }
     if (p.split_bounds.size() == 1) std::tie(p.best_upper, p.best_lower) = p.split_bounds.front();
+    if (p.split_bounds.size() > 1 &&
+        std::any_of(p.runs.begin(), p.runs.end(), [&](std::size_t r) { return !set.runs[r].keyed_by_data; }))
+      p.note += std::string(p.note.empty() ? "" : " ") +
+                "Some of these runs recorded no data content hash (written by an older dualgap): they are keyed by "
+                "their data and feature seeds, so repeats on one fixed train/test split show as different splits; "
+                "run them again to group them by their data.";
     for (const auto& solver : set.solvers)
       for (std::size_t r : p.runs)
         if (set.runs[r].solver == solver) {

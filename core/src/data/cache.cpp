@@ -133,7 +133,24 @@ struct CacheReader {
   }
 };
 
-void write_examples(Writer& w, const Examples& e) {
+// Hashes what it is given, as Writer would store it (data_content_hash).
+struct HashWriter {
+  Hash64 h;
+  template <class T>
+  void pod(const T& v) { h.add(&v, sizeof v); }
+  template <class T>
+  void vec(const T* p, std::size_t n) {
+    pod(static_cast<std::uint64_t>(n));
+    h.add(p, n * sizeof(T));
+  }
+  template <class T>
+  void vec(const std::vector<T>& v) { vec(v.data(), v.size()); }
+};
+
+// One layout for the cache file and the content hash: what the cache stores of a split is what
+// identifies it.
+template <class W>
+void write_examples(W& w, const Examples& e) {
   w.pod(static_cast<std::int32_t>(e.num_classes));
   w.vec(e.y);
   w.vec(e.unit_offset);
@@ -198,6 +215,13 @@ bool read_examples(CacheReader& r, Examples& e) {
 }
 
 }  // namespace
+
+std::string data_content_hash(const Data& data) {
+  HashWriter w;
+  write_examples(w, data.train);
+  write_examples(w, data.test);
+  return w.h.hex();
+}
 
 std::string serialize_data(const Data& data, std::uint64_t key) {
   Writer p;

@@ -32,6 +32,11 @@ DUALGAP_API std::string cache_path(const std::string& cache_dir, const std::stri
 DUALGAP_API Data load_with_cache(const std::string& cache_dir, const std::string& plugin, std::uint64_t key,
                                  const std::function<Data()>& load);
 
+/// The content hash of the data a run is trained and tested on (train and test examples:
+/// features, labels, structure; not the name or the source description): what identifies a
+/// problem's data, whichever seeds or files produced it. 16 hex digits.
+DUALGAP_API std::string data_content_hash(const Data& data);
+
 /// Serialization used by the cache (exposed for tests and the benchmark).
 DUALGAP_API std::string serialize_data(const Data& data, std::uint64_t key);
 DUALGAP_API bool deserialize_data(std::string_view bytes, std::uint64_t key, Data& out);

@@ -335,7 +335,7 @@ class Checker {
     if (!status || !status->is_string() || std::find(known.begin(), known.end(), status->get<std::string>()) == known.end())
       fail("status", fmt::format("a run status ({})", fmt::join(known, ", ")), status);
     for (const char* k : {"experiment", "run_id", "solver", "label", "message", "problem_key", "group_key", "config_hash",
-                          "objective_key"})
+                          "objective_key", "data_content_hash"})
       string(d, "", k);
     whole(d, "", "repeat");
     whole(d, "", "solver_index");

@@ -13,7 +13,7 @@
 //   status    required, a run status (done, budget, timeout, diverged, failed, interrupted, running)
 //   curve     required, an object of columns: arrays of numbers or null, all of one length
 //   strings   experiment, run_id, solver, label, message, problem_key, group_key, config_hash,
-//             objective_key
+//             objective_key, data_content_hash
 //   integers  repeat, solver_index (>= 0)
 //   approximate  true or false
 //   config, objective, environment, data_info: objects; summary: an object of numbers or null

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "dualgap/parse.hpp"
+#include "data/cache.hpp"
 #include "run/child_pool.hpp"
 #include "run/iterates.hpp"
 #include "run/prepare.hpp"
@@ -231,6 +232,16 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     PreparedRun prepared;
     prepare_run(cfg, reg, cache_dir, &counters, prepared);
     info = prepared.info;
+    // A problem is its data, not the seeds that could have drawn them: repeats on a fixed
+    // train/test split share one key (and compare one pair of reference bounds), while a random
+    // split, a subsample, generated data or random features give one key per draw. The key
+    // expand_experiment gave (the seeds) stays for a run that fails before its data exist.
+    const std::string content = data_content_hash(prepared.data);
+    Hash64 key;
+    key.add(run.group_key);
+    key.add(content);
+    out["data_content_hash"] = content;
+    out["problem_key"] = key.hex();
     out["config"]["problem_resolved"] = prepared.problem.params;
     out["config"]["solver"]["params_resolved"] = prepared.solver_params;
     const Problem& pb = prepared.problem;
