@@ -224,7 +224,8 @@ void compare_options(po::options_description& d) {
                                       {"latex", TableFormat::latex}, {"csv", TableFormat::csv}}),
        "tables as text, markdown, latex or csv")
       ("levels", choice<Options::Levels>({{"relative", Options::Levels::relative}, {"absolute", Options::Levels::absolute}}),
-       "eps levels: relative ((P - D_best)/|D_best|, where a certified bound exists) or absolute")
+       "what the figures, final values, eps tables and profiles measure: relative ((P - D_best) / |D_best|, where a "
+       "certified bound exists) or absolute (P - D_best)")
       ("eps", eps, "epsilons of the time-to-reach tables")
       ("json", output_path()->implicit_value("-", "-"), "write the computed tables as JSON (--json=FILE, or stdout)")
       ("csv", output_path(), "write every curve in long format (one row per run x checkpoint) to FILE")

@@ -80,7 +80,10 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
                    const Options& options) {
   Curves c;
   c.x = x;
-  c.y = resolve_y(problem, y_in);
+  const Measure m = measure_of(set, problem, y_in, options);
+  c.y = m.y;
+  c.relative = m.relative;
+  c.label = m.label;
   if (c.y.empty()) {
     c.missing = problem.solvers;
     return c;
@@ -93,7 +96,7 @@ Curves make_curves(const RunSet& set, const Problem& problem, const std::string&
   double lo = INFINITY, lo_pos = INFINITY, hi = -INFINITY;
   for (std::size_t r : problem.runs) {
     const Run& run = set.runs[r];
-    Pair p{r, series(set, run, x, options.oracle_cost), series(set, run, c.y, options.oracle_cost)};
+    Pair p{r, series(set, run, x, options.oracle_cost), measured_series(set, run, c.y, options, c.relative)};
     if (p.xs.empty() || p.ys.empty()) continue;
     bool any = false;
     for (std::size_t k = 0; k < std::min(p.xs.size(), p.ys.size()); ++k) {

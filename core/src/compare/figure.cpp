@@ -113,7 +113,7 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
   for (const auto& cell : cells) {
     const Problem& p = set.problems[cell.problem];
     Curves c = make_curves(set, p, figure.x, cell.y, options);
-    const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : axis_label(c.y, options.oracle_cost);
+    const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : c.label;
     json panel = {{"title", several ? p.label + (p.approximate ? "  [approximate]" : "") : std::string()},
                   {"xlabel", axis_label(figure.x, options.oracle_cost)},
                   {"ylabel", ylabel},
@@ -131,7 +131,7 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
                                  {"hi", figure.band == "none" ? json(nullptr) : numbers(iqr ? b.q3 : b.hi)}});
     }
     for (const auto& m : c.missing) {
-      auto& list = missing[c.y.empty() ? axis_label(cell.y) : axis_label(c.y, options.oracle_cost)];
+      auto& list = missing[c.y.empty() ? axis_label(cell.y) : c.label];
       if (std::find(list.begin(), list.end(), m) == list.end()) list.push_back(m);
     }
     panels.push_back(std::move(panel));

@@ -109,7 +109,7 @@ std::string tables_html(const json& t) {
       h += "</table>";
     }
     const std::vector<std::string> cols = final_columns(p);
-    h += "<h3>Final values and status</h3><p class=\"note\">median [min, max] over repeats</p>"
+    h += "<h3>Final values and status</h3><p class=\"note\">" + esc(final_heading(p)) + " over repeats</p>"
          "<table class=\"final\"><tr><th>solver</th><th>runs</th><th>status</th>";
     for (const auto& c : cols) h += "<th>" + esc(c) + "</th>";
     h += "</tr>";
@@ -233,7 +233,7 @@ const char* kScript = R"JS(
       width: width, height: Math.round(Math.min(520, Math.max(300, width * 0.38))),
       scales: {x: {time: false, distr: lx ? 3 : 1}, y: {distr: ly ? 3 : 1}},
       axes: [{label: (D.labels[state.x] || state.x), values: lx ? logValues(pi, 'x') : linValues(pi, 'x'), size: 44},
-             {label: (D.labels[c.y] || c.y), values: ly ? logValues(pi, 'y') : linValues(pi, 'y'), size: 70, labelSize: 24}],
+             {label: (c.yl || D.labels[c.y] || c.y), values: ly ? logValues(pi, 'y') : linValues(pi, 'y'), size: 70, labelSize: 24}],
       series: series, bands: bands,
       cursor: {drag: {x: true, y: true, uni: 30}, points: {show: false}},
       legend: {live: true},
@@ -433,7 +433,7 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
       for (const auto& y : ys) {
         Curves c = make_curves(set, p, x, y, options);
         if (c.bands.empty()) continue;
-        json jc = {{"g", rounded(c.grid)}, {"lx", c.log_x}, {"ly", c.log_y}, {"y", c.y}};
+        json jc = {{"g", rounded(c.grid)}, {"lx", c.log_x}, {"ly", c.log_y}, {"y", c.y}, {"yl", c.label}};
         json s = json::object(), n = json::object();
         for (const auto& b : c.bands) {
           s[b.solver] = json::array({rounded(b.median), rounded(b.lo), rounded(b.hi)});

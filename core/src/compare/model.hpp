@@ -113,8 +113,10 @@ struct RunSet {
 struct Options {
   double oracle_cost = 1.0;  ///< replay factor k: each exact oracle call costs k times more
   int grid_points = 120;
-  /// Epsilon levels of the tables and profiles: relative ((P - D_best)/|D_best| for
-  /// measures the registry scales by the dual bound) or absolute.
+  /// What the figures, the HTML plots, the final values, the epsilon tables and the profiles
+  /// measure (one setting for all, see measure_of): relative ((P - D_best) / |D_best| for the
+  /// series the registry scales by the dual bound, where the problem has a non-zero certified
+  /// bound) or absolute.
   enum class Levels { relative, absolute } levels = Levels::relative;
 };
 
@@ -181,6 +183,8 @@ struct Band {
 
 struct Curves {
   std::string x, y;  ///< y after resolve_y
+  bool relative = false;  ///< y divided by |D_best| (measure_of)
+  std::string label;      ///< y's label at those levels (measured_label)
   std::vector<double> grid;
   bool log_x = false, log_y = false;
   std::vector<Band> bands;  ///< one per solver of the problem that has data
@@ -223,8 +227,18 @@ DUALGAP_API CensoredStats censored_stats(const std::vector<Hit>& hits);
 DUALGAP_API nlohmann::json compute_tables(const RunSet& set, const std::string& y,
                                           const std::vector<double>& eps, const Options& options);
 
-/// True when the tables measure `y` of problem `p` relative to |D_best| (--levels relative, a
-/// series the registry scales by the dual bound, and a non-zero certified bound for every run).
+/// What is measured of `y` on problem `p`, by the figures, the HTML plots, the final values,
+/// the epsilon tables and the profiles alike: the series after resolve_y (empty: not available),
+/// whether it is divided by |D_best| (relative_levels), and its label with the formula.
+struct Measure {
+  std::string y;
+  bool relative = false;
+  std::string label;
+};
+DUALGAP_API Measure measure_of(const RunSet& set, const Problem& p, const std::string& y, const Options& options);
+
+/// True when `y` of problem `p` is measured relative to |D_best| (--levels relative, a series
+/// the registry scales by the dual bound, and a non-zero certified bound for every run).
 DUALGAP_API bool relative_levels(const RunSet& set, const Problem& p, const std::string& y, const Options& options);
 
 /// The series the epsilon tables and profiles measure: `y`, divided by |D_best| when `relative`.
@@ -234,6 +248,9 @@ DUALGAP_API std::vector<double> measured_series(const RunSet& set, const Run& ru
 /// True when `run` cannot be measured on `y` (checkpoints but no objective, or no finite value):
 /// shown as n/a, never as censored.
 DUALGAP_API bool run_is_na(const Run& run, const std::string& y, const std::vector<double>& ys);
+
+/// The heading of a problem's final values, naming the columns measured relative to |D_best|.
+std::string final_heading(const nlohmann::json& problem);
 
 /// The columns of a problem's final-values table, in display order.
 std::vector<std::string> final_columns(const nlohmann::json& problem);

@@ -40,10 +40,11 @@ Profile compute_profile(const RunSet& set, const ProfileOptions& po, const Optio
   pr.solvers = set.solvers;
   const std::size_t S = set.solvers.size();
   for (const Problem& p : set.problems) {
-    const std::string ry = resolve_y(p, po.y);
-    const bool relative = !ry.empty() && relative_levels(set, p, ry, options);
+    const Measure m = measure_of(set, p, po.y, options);
+    const std::string& ry = m.y;
+    const bool relative = m.relative;
     pr.problems.push_back(p.label);
-    pr.levels.push_back(ry.empty() ? "n/a" : (relative ? ry + " / |D_best|" : ry));
+    pr.levels.push_back(ry.empty() ? "n/a" : m.label);
     std::vector<double> costs(S, kInf);
     for (std::size_t s = 0; s < S; ++s) {
       if (ry.empty()) continue;

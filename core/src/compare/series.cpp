@@ -61,7 +61,8 @@ struct Use {
   bool only_with_replay = false;
 };
 
-SeriesDef with(SeriesDef d, Use u, std::string column = "") {
+SeriesDef with(SeriesDef d, Use u, std::string column = "", std::string formula = "") {
+  d.formula = std::move(formula);
   d.reach_axis = u.reach_axis;
   d.final_value = u.final_value;
   d.needs_certified_dual = u.needs_certified_dual;
@@ -98,27 +99,27 @@ std::vector<SeriesDef> build() {
                           }),
                    {}, "oracle_time"));
   // ---- y: convergence measures against the best bounds of the run's exact problem ----
-  r.push_back(with(y_axis("primal_subopt", "primal suboptimality P - D_best", "", true, true, true,
+  r.push_back(with(y_axis("primal_subopt", "primal suboptimality", "", true, true, true,
                           [](const SeriesInput& in) {
                             if (!std::isfinite(in.run.best_lower)) return Values{};
                             return map_column(in.run, "primal", [&](double v) { return v - in.run.best_lower; });
                           }),
-                   {.needs_certified_dual = true}));
-  r.push_back(with(y_axis("dual_subopt", "dual suboptimality P_best - D", "", true, true, true,
+                   {.needs_certified_dual = true}, "", "P - D_best"));
+  r.push_back(with(y_axis("dual_subopt", "dual suboptimality", "", true, true, true,
                           [](const SeriesInput& in) {
                             if (!std::isfinite(in.run.best_lower) || !std::isfinite(in.run.best_upper)) return Values{};
                             return map_column(in.run, "dual", [&](double v) { return in.run.best_upper - v; });
                           }),
-                   {.needs_certified_dual = true}));
-  r.push_back(with(y_axis("gap", "duality gap", "", true, true, true, raw("gap")), {.final_value = true}, "gap"));
-  r.push_back(with(y_axis("rel_objective", "relative objective (F - F_best)/|F_best|", "", true, false, true,
+                   {.needs_certified_dual = true}, "", "P_best - D"));
+  r.push_back(with(y_axis("gap", "duality gap", "", true, true, true, raw("gap")), {.final_value = true}, "gap", "P - D"));
+  r.push_back(with(y_axis("rel_objective", "relative objective", "", true, false, true,
                           [](const SeriesInput& in) {
                             if (!std::isfinite(in.run.best_upper)) return Values{};
                             const double scale = std::max(std::abs(in.run.best_upper), 1e-300);
                             return map_column(in.run, "primal",
                                               [&](double v) { return (v - in.run.best_upper) / scale; });
                           }),
-                   {}));
+                   {}, "", "(F - F_best) / |F_best|"));
   // ---- y: raw values ----
   r.push_back(with(y_axis("primal", "primal objective", "", false, false, true, raw("primal")), {.final_value = true},
                    "primal"));
@@ -164,10 +165,17 @@ std::string axis_label(const std::string& name, double oracle_cost) {
     return s;
   }
   std::string s = d->label;
+  if (!d->formula.empty()) s += " " + d->formula;
   if (!d->unit.empty()) s += " [" + d->unit + "]";
   if (oracle_cost != 1.0 && (name == "time" || name == "oracle_time"))
     s += fmt::format(" (exact oracle cost x{:g}, replayed)", oracle_cost);
   return s;
+}
+
+std::string measured_label(const std::string& name, bool relative, double oracle_cost) {
+  const SeriesDef* d = find_series(name);
+  if (!relative || !d) return axis_label(name, oracle_cost);
+  return d->label + " (" + (d->formula.empty() ? name : d->formula) + ") / |D_best|";
 }
 
 std::vector<double> series(const RunSet& set, const Run& run, const std::string& name, double oracle_cost) {

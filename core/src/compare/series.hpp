@@ -25,7 +25,10 @@ struct SeriesInput {
 
 struct SeriesDef {
   std::string name;
-  std::string label;  ///< axis label without the unit
+  std::string label;  ///< axis label without the formula and the unit ("primal suboptimality")
+  /// What it computes, for labels: "P - D_best"; "" when the label says it all. A relative
+  /// measure is labelled "(formula) / |D_best|", with the parentheses.
+  std::string formula;
   std::string unit;   ///< "" when dimensionless
   enum class Role { x, y } role = Role::y;
   /// Decreases to 0 at the optimum (suboptimalities, gaps): log axes once it spans a decade,
@@ -59,8 +62,12 @@ DUALGAP_API const std::vector<SeriesDef>& series_registry();
 /// (such columns are plotted as they are, see series()).
 DUALGAP_API const SeriesDef* find_series(const std::string& name);
 
-/// "label [unit]", with the oracle-cost replay stated on replayed time axes.
+/// "label formula [unit]", with the oracle-cost replay stated on replayed time axes.
 DUALGAP_API std::string axis_label(const std::string& name, double oracle_cost = 1.0);
+
+/// axis_label of the series divided by |D_best| when `relative` ("primal suboptimality
+/// (P - D_best) / |D_best|"): the one label of what a figure, a final value and a table measure.
+DUALGAP_API std::string measured_label(const std::string& name, bool relative, double oracle_cost = 1.0);
 
 /// The names of the registered series of one role, comma-separated (for help texts).
 DUALGAP_API std::string series_names(SeriesDef::Role role);

@@ -123,6 +123,27 @@ bool relative_levels(const RunSet& set, const Problem& p, const std::string& y, 
   return true;
 }
 
+Measure measure_of(const RunSet& set, const Problem& p, const std::string& y, const Options& options) {
+  Measure m;
+  m.y = resolve_y(p, y);
+  if (m.y.empty()) return m;
+  m.relative = relative_levels(set, p, m.y, options);
+  m.label = measured_label(m.y, m.relative, options.oracle_cost);
+  return m;
+}
+
+namespace {
+
+// The final value of `name` for a run, at the levels measure_of gives that series on the run's
+// problem: a final value and the end of the drawn line are one number.
+double final_value(const RunSet& set, const Run& run, const std::string& name, const Options& options) {
+  const Measure m = measure_of(set, set.problems[run.problem], name, options);
+  if (m.y != name) return last_finite(series(set, run, name, options.oracle_cost));
+  return last_finite(measured_series(set, run, name, options, m.relative));
+}
+
+}  // namespace
+
 bool run_is_na(const Run& run, const std::string& y, const std::vector<double>& ys) {
   // A run that recorded checkpoints but no objective (e.g. AdaBoost without a loss) cannot be
   // measured on an objective-based series: n/a, not "did not get there". A run with no
@@ -143,10 +164,10 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
   out["problems"] = json::array();
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const Problem& p = set.problems[pi];
-    const std::string ry = resolve_y(p, y);
-    const bool relative = !ry.empty() && relative_levels(set, p, ry, options);
-    std::string y_label = ry.empty() ? std::string("(not available)") : axis_label(ry, options.oracle_cost);
-    if (relative) y_label += " / |D_best|";
+    const Measure measure = measure_of(set, p, y, options);
+    const std::string& ry = measure.y;
+    const bool relative = measure.relative;
+    const std::string y_label = ry.empty() ? std::string("(not available)") : measure.label;
     json jp = {{"key", p.key},
                {"label", p.label},
                {"objective_key", p.objective_key},
@@ -169,6 +190,15 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
           break;
         }
     jp["reach_axes"] = axes;
+    // The final-value columns divided by |D_best| (the same levels as the figures and the
+    // epsilon table): named in the heading of the final values.
+    std::vector<std::string> final_names = registered(&SeriesDef::final_value);
+    if (!ry.empty() && std::find(final_names.begin(), final_names.end(), ry) == final_names.end())
+      final_names.insert(final_names.begin(), ry);
+    json final_relative = json::array();
+    for (const auto& name : final_names)
+      if (measure_of(set, p, name, options).relative) final_relative.push_back(name);
+    jp["final_relative"] = final_relative;
     for (const auto& solver : p.solvers) {
       std::vector<const Run*> runs;
       for (std::size_t r : p.runs)
@@ -213,12 +243,11 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
       js["reach"] = std::move(reach);
       // final values: median and range of each run's last recorded value
       json fin = json::object();
-      std::vector<std::string> names = registered(&SeriesDef::final_value);
-      if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
+      const std::vector<std::string>& names = final_names;
       for (const auto& name : names) {
         std::vector<double> v;
         for (const Run* r : runs) {
-          double f = last_finite(series(set, *r, name, options.oracle_cost));
+          double f = final_value(set, *r, name, options);
           if (std::isfinite(f)) v.push_back(f);
         }
         if (v.empty()) continue;
@@ -237,9 +266,7 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
     json fin = json::object();
     std::vector<std::string> names = registered(&SeriesDef::final_value);
     if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
-    for (const auto& name : names) {
-      fin[name] = json_number(last_finite(series(set, r, name, options.oracle_cost)));
-    }
+    for (const auto& name : names) fin[name] = json_number(final_value(set, r, name, options));
     runs.push_back({{"path", r.path},
                     {"experiment", r.experiment},
                     {"run_id", r.run_id},
@@ -286,6 +313,13 @@ std::string bounds_sentence(const json& p, bool html) {
   return s + ".";
 }
 
+std::string final_heading(const json& p) {
+  std::string names;
+  for (const auto& n : p.value("final_relative", json::array())) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+  if (names.empty()) return "Final values: median [min, max]";
+  return "Final values (relative levels: " + names + " divided by |D_best|): median [min, max]";
+}
+
 std::vector<std::string> final_columns(const json& p) {
   // every solver has the same final_order; keep the names some solver has a value for
   std::vector<std::string> cols;
@@ -311,7 +345,7 @@ std::string format_tables(const json& t, TableFormat format) {
                         format);
     line(bounds_sentence(p, false));
     if (!p.value("note", std::string()).empty()) line(p["note"].get<std::string>());
-    if (!p["has_dual"].get<bool>()) line("no certified dual: suboptimality is the relative objective (F - F_best)/|F_best|");
+    if (!p["has_dual"].get<bool>()) line("no certified dual: suboptimality is the relative objective (F - F_best) / |F_best|");
     if (p["approximate"].get<bool>())
       line("WARNING: approximate primal/dual (approximate oracle, e.g. Potts alpha-expansion): "
            "bounds are not certified, gaps may be negative");
@@ -361,7 +395,7 @@ std::string format_tables(const json& t, TableFormat format) {
       }
       fin.rows.push_back(std::move(row));
     }
-    s += render_heading("Final values: median [min, max]", format, in) + render_table(fin, format, in + "  ");
+    s += render_heading(final_heading(p), format, in) + render_table(fin, format, in + "  ");
     s += "\n";
   }
   int bad = 0;
