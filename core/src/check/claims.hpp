@@ -44,9 +44,17 @@ struct Claim {
   std::string note;                              ///< external: where it is measured
 };
 
+/// One entry of a claims file's `ci` profile: an experiment file of the folder and the --set
+/// values that make its CI-scale runs.
+struct CiRun {
+  std::string file;
+  std::vector<std::string> sets;
+};
+
 struct ClaimsFile {
   std::string path, paper, experiment;
   std::vector<Claim> claims;
+  std::vector<CiRun> ci;
 };
 
 /// Reads a claims.yaml. Throws std::runtime_error naming file, line and what was expected.
@@ -60,7 +68,23 @@ struct Outcome {
   Verdict verdict = Verdict::not_measurable;
   std::string measured;  ///< the measured figures, e.g. "MP-BCFW 1.5e5 [1.2e5, 1.8e5] 10/10 vs ..."
   std::string reason;    ///< why not measurable / why it fails, when not obvious from `measured`
+  /// How the runs the claim read differ from the claim's scale (scale_differences), e.g.
+  /// {"repeats 2 not 10", "stop.max_time 4 not 60"}; empty: at scale, or not known.
+  std::vector<std::string> scale;
 };
+
+/// The verdict as the outputs show it: "holds", or "holds (not at the claim's scale: repeats 2
+/// not 10, stop.max_time 4 not 60)".
+DUALGAP_API std::string verdict_text(const Outcome& o);
+
+/// How the protocol of `runs` differs from the one the claims file states: the experiment file of
+/// its folder that the runs were made from (same file name as their config.file), with the `ci`
+/// profile's --set values when `ci_scale`. Compared: repeats (the repeats present), every stop
+/// key, the data keys of numbers and booleans (sizes, subsampling), and sweep lists; the values
+/// are those run.json recorded (the expanded configuration) and its config.sets. Each item reads
+/// "KEY ACTUAL not EXPECTED". Runs whose file is not in the folder are not compared.
+DUALGAP_API std::vector<std::string> scale_differences(const ClaimsFile& file,
+                                                       const std::vector<const compare::Run*>& runs, bool ci_scale);
 
 /// Evaluates one claim on the runs (skipped when `ci_scale` and the claim is full-scale only).
 DUALGAP_API Outcome evaluate(const compare::RunSet& runs, const ClaimsFile& file, const Claim& claim,

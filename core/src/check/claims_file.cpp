@@ -248,18 +248,22 @@ struct ClaimsReader {
   }
 
   // `ci`: the small-scale profile tests/claims runs: [{file: EXPERIMENT.yaml, set: [KEY=VALUE, ...]}].
-  void ci(const YAML::Node& node) const {
+  std::vector<CiRun> ci(const YAML::Node& node) const {
     if (!node.IsSequence()) fail(node, "ci: expected a list of {file, set}, found " + shown(node));
+    std::vector<CiRun> out;
     for (std::size_t i = 0; i < node.size(); ++i) {
       const std::string what = fmt::format("ci[{}]", i);
       only_keys(node[i], {"file", "set"}, what);
       if (!node[i]["file"]) fail(node[i], what + ": 'file' is required");
-      str(node[i]["file"], what + ".file");
+      CiRun run;
+      run.file = str(node[i]["file"], what + ".file");
       if (const YAML::Node set = node[i]["set"]) {
         if (!set.IsSequence()) fail(set, what + ".set: expected a list of KEY=VALUE, found " + shown(set));
-        for (const auto& s : set) str(s, what + ".set");
+        for (const auto& s : set) run.sets.push_back(str(s, what + ".set"));
       }
+      out.push_back(std::move(run));
     }
+    return out;
   }
 };
 
@@ -280,7 +284,7 @@ ClaimsFile read_claims(const std::string& path) {
   r.only_keys(root, {"paper", "experiment", "ci", "claims"}, "claims file");
   if (root["paper"]) f.paper = r.str(root["paper"], "paper");
   if (root["experiment"]) f.experiment = r.str(root["experiment"], "experiment");
-  if (root["ci"]) r.ci(root["ci"]);
+  if (root["ci"]) f.ci = r.ci(root["ci"]);
   const YAML::Node claims = root["claims"];
   if (!claims) throw std::runtime_error(path + ": no claims: 'claims' (a list of claims) is missing");
   if (!claims.IsSequence()) r.fail(claims, "claims: expected a list of claims, found " + ClaimsReader::shown(claims));

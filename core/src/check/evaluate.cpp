@@ -320,6 +320,14 @@ Outcome evaluate(const RunSet& set, const ClaimsFile& file, const Claim& c, bool
     o.reason = c.note;
   }
   o.claim = &c;
+  if (c.kind != "external") {
+    std::vector<const Run*> read;
+    for (const auto* sides : {&c.a, &c.b})
+      for (const Side& s : *sides)
+        for (const Run* r : select(set, file, s))
+          if (std::find(read.begin(), read.end(), r) == read.end()) read.push_back(r);
+    o.scale = scale_differences(file, read, ci_scale);
+  }
   return o;
 }
 

@@ -1,6 +1,7 @@
 // Formatting the verdicts: text (one block per claim), Markdown (the results table of an
 // experiment README and of experiments/README.md), JSON (for scripts and the HTML report).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "check/claims.hpp"
 
@@ -35,19 +36,19 @@ std::string format_outcomes(const ClaimsFile& file, const std::vector<Outcome>& 
     if (header) out += "| claim | paper | paper's result | measured | verdict |\n|---|---|---|---|---|\n";
     for (const auto& o : outcomes) {
       const Claim& c = *o.claim;
-      const std::string verdict = o.verdict == Verdict::holds || o.verdict == Verdict::fails
-                                      ? fmt::format("**{}**", to_string(o.verdict))
-                                      : c.kind == "external" ? "measured elsewhere" : to_string(o.verdict);
+      std::string verdict = o.verdict == Verdict::holds || o.verdict == Verdict::fails
+                                ? fmt::format("**{}**", to_string(o.verdict))
+                                : c.kind == "external" ? "measured elsewhere" : to_string(o.verdict);
+      if (!o.scale.empty()) verdict += fmt::format(" (not at the claim's scale: {})", fmt::join(o.scale, ", "));
       out += fmt::format("| {}{}: {} | {} | {} | {} | {} |\n", row_prefix, c.id, md_escape(c.text), md_escape(c.ref), md_escape(c.paper),
-                         md_escape(measured_of(o)), verdict);
+                         md_escape(measured_of(o)), md_escape(verdict));
     }
     return out;
   }
   out += fmt::format("{}{}\n", file.path, file.paper.empty() ? "" : " (" + file.paper + ")");
   for (const auto& o : outcomes) {
     const Claim& c = *o.claim;
-    out += fmt::format("  [{}] {} ({}){}\n", c.kind == "external" ? "measured elsewhere" : to_string(o.verdict), c.id,
-                       c.ref, c.text.empty() ? "" : ": " + c.text);
+    out += fmt::format("  [{}] {} ({}){}\n", verdict_text(o), c.id, c.ref, c.text.empty() ? "" : ": " + c.text);
     if (!c.paper.empty()) out += "      paper:    " + c.paper + "\n";
     const std::string m = measured_of(o);
     if (!m.empty()) out += "      measured: " + m + "\n";
@@ -66,6 +67,8 @@ json outcomes_json(const ClaimsFile& file, const std::vector<Outcome>& outcomes)
                       {"paper", o.claim->paper},
                       {"scale", o.claim->full_scale_only ? "full" : "ci"},
                       {"verdict", to_string(o.verdict)},
+                      {"scale_differences", o.scale},
+                      {"verdict_text", verdict_text(o)},
                       {"measured", o.measured},
                       {"reason", o.reason}});
   return {{"claims_file", file.path}, {"paper", file.paper}, {"claims", claims}};

@@ -92,8 +92,9 @@ std::vector<check::ClaimsFile> default_claims(const compare::RunSet& set) {
 }
 
 struct Tally {
-  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0;
+  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0, off_scale = 0;
   void add(const check::Outcome& o) {
+    off_scale += !o.scale.empty();
     holds += o.verdict == check::Verdict::holds;
     fails += o.verdict == check::Verdict::fails;
     // An external claim is measured by another tool (a peer's script): never a failure here.
@@ -102,10 +103,11 @@ struct Tally {
     skipped += o.verdict == check::Verdict::skipped;
   }
   std::string line() const {
-    return fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}\n",
+    return fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}{}\n",
                        holds + fails + unmeasured + skipped + external, holds, fails, unmeasured,
                        skipped ? fmt::format(", {} full scale only", skipped) : "",
-                       external ? fmt::format(", {} measured elsewhere", external) : "");
+                       external ? fmt::format(", {} measured elsewhere", external) : "",
+                       off_scale ? fmt::format(" ({} on runs not at the claims' scale: see each verdict)", off_scale) : "");
   }
 };
 

@@ -305,14 +305,17 @@ th{background:#f3f3f3} .note{color:#666;font-size:12px;margin:2px 0} .warn{color
 std::string verdicts_html(const json& files, const std::string& scale) {
   if (!files.is_array() || files.empty()) return "";
   int counts[4] = {0, 0, 0, 0};  // holds, fails, not measurable, other (skipped, external)
+  int off_scale = 0;             // verdicts on runs not at the claim's scale
   std::string rows;
   for (const auto& f : files)
     for (const auto& c : f["claims"]) {
+      off_scale += c.contains("scale_differences") && c["scale_differences"].is_array() && !c["scale_differences"].empty();
       const std::string v = c["verdict"].get<std::string>();
       const bool external = c["kind"] == "external";
       const int k = external ? 3 : v == "holds" ? 0 : v == "fails" ? 1 : v == "not measurable" ? 2 : 3;
       ++counts[k];
-      const std::string shown = external ? "measured elsewhere" : v == "skipped" ? "full scale only" : v;
+      std::string shown = external ? "measured elsewhere" : v == "skipped" ? "full scale only" : v;
+      if (!external) shown = c.value("verdict_text", shown);
       const char* cls = k == 0 ? "holds" : k == 1 ? "fails" : "other";
       std::string measured = c["measured"].get<std::string>();
       const std::string reason = c["reason"].get<std::string>();
@@ -325,8 +328,12 @@ std::string verdicts_html(const json& files, const std::string& scale) {
   std::string h = "<section id=\"claims\"><h2>Claims</h2>";
   h += fmt::format("<p class=\"note\">The paper's claims of the files below, evaluated on these runs by the code of "
                    "<code>dualgap check</code>{}: <b>{} hold</b>, <b>{} fail</b>, {} not measurable, {} other "
-                   "(checked by the full-scale run only, or measured by another tool).</p>",
-                   scale == "ci" ? " at CI scale" : "", counts[0], counts[1], counts[2], counts[3]);
+                   "(checked by the full-scale run only, or measured by another tool).{}</p>",
+                   scale == "ci" ? " at CI scale" : "", counts[0], counts[1], counts[2], counts[3],
+                   off_scale ? fmt::format(" <b>{} verdict{} on runs not at the claim's scale</b> (the differences are "
+                                           "listed with each).",
+                                           off_scale, off_scale == 1 ? " is" : "s are")
+                             : "");
   for (const auto& f : files) {
     const std::string paper = f.value("paper", std::string());
     h += "<p class=\"note\">" + esc(f["claims_file"].get<std::string>()) + (paper.empty() ? "" : ": " + esc(paper)) +

@@ -70,6 +70,9 @@ struct Run {
   /// run.json `sampling` (a library solver run once per budget, dualgap/sampling.hpp); null otherwise.
   nlohmann::json sampling;
   nlohmann::json problem_config;  ///< data/features/oracle/problem sections and the experiment file, for labels
+  /// run.json config.stop and config.sets (the budget and the --set overrides the run was made
+  /// with), for check's comparison with a claim's scale.
+  nlohmann::json protocol;
   std::map<std::string, std::vector<double>> curve;
   std::map<std::string, double> summary;
   std::size_t problem = 0;  ///< index into RunSet::problems

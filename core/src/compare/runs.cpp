@@ -152,6 +152,9 @@ Run parse_run(RunFile file) {
   if (config.is_object())
     for (const char* k : {"data", "features", "oracle", "problem", "file"})
       if (config.contains(k)) run.problem_config[k] = config[k];
+  if (config.is_object())
+    for (const char* k : {"stop", "sets"})
+      if (config.contains(k)) run.protocol[k] = config[k];
 
   run.curve = std::move(file.columns);
   auto summary = doc.find("summary");

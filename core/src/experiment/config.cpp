@@ -61,9 +61,9 @@ std::string expand_vars(const std::string& s, const std::string& loc) {
   });
 }
 
-json scalar_to_json(const YAML::Node& n, const std::string& loc) {
-  if (n.Tag() == "!") return expand_vars(n.Scalar(), loc);  // quoted: always a string
-  const std::string s = expand_vars(n.Scalar(), loc);      // plain: typed after expansion
+json scalar_to_json(const YAML::Node& n, const std::string& loc, bool expand) {
+  if (n.Tag() == "!") return expand ? expand_vars(n.Scalar(), loc) : n.Scalar();  // quoted: always a string
+  const std::string s = expand ? expand_vars(n.Scalar(), loc) : n.Scalar();      // plain: typed after expansion
   if (s == "~" || s == "null" || s == "Null" || s == "NULL" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -73,17 +73,17 @@ json scalar_to_json(const YAML::Node& n, const std::string& loc) {
 }
 
 json convert(const YAML::Node& n, const std::string& file, const std::string& pointer,
-             std::map<std::string, std::string>& where) {
+             std::map<std::string, std::string>& where, bool expand = true) {
   where[pointer] = mark_str(file, n.Mark());
   switch (n.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: return nullptr;
-    case YAML::NodeType::Scalar: return scalar_to_json(n, mark_str(file, n.Mark()));
+    case YAML::NodeType::Scalar: return scalar_to_json(n, mark_str(file, n.Mark()), expand);
     case YAML::NodeType::Sequence: {
       json a = json::array();
       std::size_t i = 0;
       for (const auto& item : n) {
-        a.push_back(convert(item, file, pointer + "/" + std::to_string(i), where));
+        a.push_back(convert(item, file, pointer + "/" + std::to_string(i), where, expand));
         ++i;
       }
       return a;
@@ -95,7 +95,7 @@ json convert(const YAML::Node& n, const std::string& file, const std::string& po
         if (o.contains(key))
           throw ConfigError(fmt::format("{}: duplicate key '{}'", mark_str(file, kv.first.Mark()), key));
         const std::string p = pointer + "/" + escape_pointer(key);
-        o[key] = convert(kv.second, file, p, where);
+        o[key] = convert(kv.second, file, p, where, expand);
         where[p + "#key"] = mark_str(file, kv.first.Mark());
       }
       return o;
@@ -106,7 +106,7 @@ json convert(const YAML::Node& n, const std::string& file, const std::string& po
 
 }  // namespace
 
-LocatedJson load_yaml(const std::string& path) {
+LocatedJson load_yaml(const std::string& path, bool expand) {
   LocatedJson out;
   out.file = path;
   if (!fs::exists(path)) throw ConfigError(path + ": experiment file not found");
@@ -121,7 +121,7 @@ LocatedJson load_yaml(const std::string& path) {
     throw ConfigError(e.what());
   }
   try {
-    out.value = convert(root, path, "", out.where);
+    out.value = convert(root, path, "", out.where, expand);
   } catch (const YAML::Exception& e) {  // e.g. a key that is not a scalar (found by fuzz_experiment)
     throw ConfigError(fmt::format("{}: YAML error: {}", mark_str(path, e.mark), e.msg));
   }
@@ -435,28 +435,6 @@ checks::Where section_where(const LocatedJson& doc, const std::string& section) 
   };
 }
 
-// Applies the --set overrides before anything is checked: an overridden value is validated as if
-// the file said it, and reported at its argument.
-void apply_overrides(LocatedJson& doc, const std::vector<std::string>& sets) {
-  for (const auto& s : sets) {
-    auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
-    const std::string key = s.substr(0, eq);
-    json value = parse_yaml_value(s.substr(eq + 1), fmt::format("--set '{}'", s));
-    // A sweep's keys are dotted paths themselves: `sweep.problem.lambda=[1e-5]` sets (or adds)
-    // the sweep key `problem.lambda`, it does not build a nested `sweep.problem` mapping.
-    if (key.rfind("sweep.", 0) == 0 && key.size() > 6) {
-      json& sweep = doc.value["sweep"];
-      if (sweep.is_null()) sweep = json::object();
-      if (!sweep.is_object()) throw ConfigError(fmt::format("--set {}: 'sweep' is not a mapping", s));
-      sweep[key.substr(6)] = std::move(value);
-      doc.relocate("/sweep/" + escape_pointer(key.substr(6)), fmt::format("--set '{}'", s));
-    } else {
-      doc.relocate(set_dotted(doc.value, key, value, fmt::format("--set '{}'", s)), fmt::format("--set '{}'", s));
-    }
-  }
-}
 
 // Checks the top-level keys and reads those that name and seed the runs: the size of the
 // expansion (counted next) depends on them.
@@ -703,6 +681,29 @@ void check_unique_ids(const std::vector<RunSpec>& runs, const std::string& path)
 }
 
 }  // namespace
+
+// Before anything is checked: an overridden value is validated as if the file said it, and
+// reported at its argument.
+void apply_overrides(LocatedJson& doc, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("--set '{}': expected key=value (e.g. stop.max_passes=10)", s));
+    const std::string key = s.substr(0, eq);
+    json value = parse_yaml_value(s.substr(eq + 1), fmt::format("--set '{}'", s));
+    // A sweep's keys are dotted paths themselves: `sweep.problem.lambda=[1e-5]` sets (or adds)
+    // the sweep key `problem.lambda`, it does not build a nested `sweep.problem` mapping.
+    if (key.rfind("sweep.", 0) == 0 && key.size() > 6) {
+      json& sweep = doc.value["sweep"];
+      if (sweep.is_null()) sweep = json::object();
+      if (!sweep.is_object()) throw ConfigError(fmt::format("--set {}: 'sweep' is not a mapping", s));
+      sweep[key.substr(6)] = std::move(value);
+      doc.relocate("/sweep/" + escape_pointer(key.substr(6)), fmt::format("--set '{}'", s));
+    } else {
+      doc.relocate(set_dotted(doc.value, key, value, fmt::format("--set '{}'", s)), fmt::format("--set '{}'", s));
+    }
+  }
+}
 
 std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOptions& opts, const PluginRegistry& reg) {
   LocatedJson doc = load_yaml(path);

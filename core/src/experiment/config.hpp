@@ -22,9 +22,14 @@ struct LocatedJson {
   void relocate(const std::string& pointer, const std::string& location);
 };
 
-/// Parses a YAML file into JSON, keeping locations; ${VAR} expanded in strings.
+/// Parses a YAML file into JSON, keeping locations; ${VAR} expanded in strings (`expand` false:
+/// kept as "$(VAR)", for a reader that needs no path, e.g. check comparing a run's protocol).
 /// Throws ConfigError naming file:line:column (YAML syntax, undefined variable).
-DUALGAP_API LocatedJson load_yaml(const std::string& path);
+DUALGAP_API LocatedJson load_yaml(const std::string& path, bool expand = true);
+
+/// Applies --set overrides ("key=value": dotted keys, `sweep.KEY` sets a sweep's list) to an
+/// experiment document, each value reported at its argument from now on. Throws ConfigError.
+DUALGAP_API void apply_overrides(LocatedJson& doc, const std::vector<std::string>& sets);
 /// Parses a YAML scalar/flow value given on the command line (e.g. "1e-3", "[1, 2]").
 DUALGAP_API json parse_yaml_value(const std::string& text, const std::string& origin = "--set");
 
