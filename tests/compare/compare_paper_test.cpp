@@ -128,6 +128,63 @@ TEST_CASE("performance and data profiles are exact on hand-made runs") {
   }
 }
 
+TEST_CASE("profiles: solvers that solved nothing are neither ranked nor drawn; the caption states the levels") {
+  auto notes_of = [](const json& spec) {
+    std::string n;
+    for (const auto& s : spec["notes"]) n += s.get<std::string>() + "\n";
+    return n;
+  };
+  ProfileOptions po;
+  po.measure = "time";
+  po.y = "gap";
+  po.tol = 1e-3;
+  SUBCASE("no problem solved") {
+    TempDir tmp;
+    for (const char* s : {"A", "B", "C", "D"}) write_run(tmp.path, timed_run("P1", s, 0, -1));
+    RunSet set = load_runs({tmp.path.string()});
+    const Profile pr = compute_profile(set, po, Options{});
+    CHECK(pr.solved == std::vector<int>{0, 0, 0, 0});
+    CHECK(pr.ranking.empty());
+    CHECK(profile_json(pr)["ranking"] == json::array());
+    const std::string text = format_profile(pr, TableFormat::text);
+    INFO(text);
+    CHECK(text.find("1 problems") == std::string::npos);
+    CHECK(text.find("no solver solved the problem") != std::string::npos);
+    CHECK(!std::regex_search(text, std::regex("\\n +[1-4] +[A-D] ")));  // no rank 1-4
+    CHECK(std::regex_search(text, std::regex("- +A +0 +1 ")));
+    const json spec = profile_figure_spec(set, pr, FigureOptions{});
+    for (const auto& panel : spec["panels"]) CHECK(panel["series"].empty());  // nothing drawn at 0
+    const std::string notes = notes_of(spec);
+    CHECK(notes.find("1 problem;") != std::string::npos);
+    CHECK(notes.find("A, B, C, D solved no problem") != std::string::npos);
+    CHECK(notes.find("duality gap (P - D) / |D_best| <= 0.001 (relative levels)") != std::string::npos);
+  }
+  SUBCASE("one solver solved it") {
+    TempDir tmp;
+    write_run(tmp.path, timed_run("P1", "A", 0, 2));
+    write_run(tmp.path, timed_run("P1", "B", 0, -1));
+    write_run(tmp.path, timed_run("P1", "C", 0, -1));
+    RunSet set = load_runs({tmp.path.string()});
+    const Profile pr = compute_profile(set, po, Options{});
+    CHECK(pr.ranking == std::vector<std::size_t>{0});
+    CHECK(profile_json(pr)["ranking"] == json({"A"}));
+    const std::string text = format_profile(pr, TableFormat::text);
+    INFO(text);
+    CHECK(std::regex_search(text, std::regex("1 +A +1 +1 ")));
+    CHECK(std::regex_search(text, std::regex("- +B +0 +1 ")));
+    const json spec = profile_figure_spec(set, pr, FigureOptions{});
+    for (const auto& panel : spec["panels"]) {
+      REQUIRE(panel["series"].size() == 1);
+      CHECK(panel["series"][0]["label"] == "A");
+    }
+    CHECK(notes_of(spec).find("B, C solved no problem") != std::string::npos);
+    Options absolute;
+    absolute.levels = Options::Levels::absolute;
+    const json abs_spec = profile_figure_spec(set, compute_profile(set, po, absolute), FigureOptions{});
+    CHECK(notes_of(abs_spec).find("duality gap P - D <= 0.001 (absolute levels)") != std::string::npos);
+  }
+}
+
 TEST_CASE("CSV export: one row per run x checkpoint; pandas loads it with the documented lines") {
   TempDir tmp;
   int checkpoints = 0;

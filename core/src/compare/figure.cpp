@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/json_text.hpp"
 #include "base/files.hpp"
@@ -176,7 +177,14 @@ json profile_figure_spec(const RunSet& set, const Profile& pr, const FigureOptio
   }
   if (!std::isfinite(min_alpha)) min_alpha = 1;
   if (!(max_alpha > min_alpha)) max_alpha = min_alpha * 10;
+  std::vector<std::string> unsolved;
   for (const auto& s : j["solvers"]) {
+    // A solver that solved nothing is a line at 0 in both panels, and several such lines lie on
+    // top of each other: they are named in the caption instead.
+    if (s["solved"].get<int>() == 0) {
+      unsolved.push_back(s["solver"].get<std::string>());
+      continue;
+    }
     // start at (1, 0) / (min, 0) and hold the last value to the right end, as steps
     json tx = {1.0}, ty = {0.0}, ax = {min_alpha / 1.5}, ay = {0.0};
     const auto& pp = s["performance_profile"];
@@ -202,9 +210,11 @@ json profile_figure_spec(const RunSet& set, const Profile& pr, const FigureOptio
   perf["title"] = "performance profile";
   data["title"] = "data profile";
   spec["panels"] = json::array({perf, data});
-  spec["notes"] = json::array({fmt::format(
-      "{} problems; solved: {} <= {:g} (median over repeats); unsolved problems never count.", pr.problems.size(),
-      pr.y, pr.tol)});
+  const std::size_t n = pr.problems.size();
+  spec["notes"] = json::array({fmt::format("{} problem{}; solved: {} (median over repeats); unsolved problems never count.",
+                                           n, n == 1 ? "" : "s", pr.solved_text())});
+  if (!unsolved.empty())
+    spec["notes"].push_back(fmt::format("{} solved no problem (not drawn).", fmt::join(unsolved, ", ")));
   return spec;
 }
 

@@ -283,11 +283,16 @@ struct Profile {
   std::string measure, y;
   double tol = 0;
   std::vector<std::string> solvers, problems;
-  std::vector<std::string> levels;              ///< per problem: what was measured
+  std::vector<std::string> levels;              ///< per problem: what was measured (its label)
+  std::vector<char> relative;                   ///< per problem: measured relative to |D_best|
   std::vector<std::vector<double>> cost, ratio;  ///< [problem][solver]; +inf: not solved
   std::vector<int> solved;                       ///< per solver
   std::vector<double> geomean_ratio;             ///< per solver, over the problems it solved
-  std::vector<std::size_t> ranking;              ///< solver indices: most solved, then lowest geomean
+  /// Solver indices of the solvers that solved some problem: most solved, then lowest geomean.
+  /// A solver that solved nothing has no rank (nothing tells such solvers apart).
+  std::vector<std::size_t> ranking;
+  /// "duality gap (P - D) / |D_best| <= 0.001 (relative levels)": what "solved" means here.
+  DUALGAP_API std::string solved_text() const;
   DUALGAP_API std::vector<double> ratios_of(std::size_t solver) const;
   DUALGAP_API std::vector<double> costs_of(std::size_t solver) const;
 };

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare/model.hpp"
 
@@ -45,6 +46,7 @@ Profile compute_profile(const RunSet& set, const ProfileOptions& po, const Optio
     const bool relative = m.relative;
     pr.problems.push_back(p.label);
     pr.levels.push_back(ry.empty() ? "n/a" : m.label);
+    pr.relative.push_back(relative);
     std::vector<double> costs(S, kInf);
     for (std::size_t s = 0; s < S; ++s) {
       if (ry.empty()) continue;
@@ -85,8 +87,8 @@ Profile compute_profile(const RunSet& set, const ProfileOptions& po, const Optio
       }
     if (pr.solved[s] > 0) pr.geomean_ratio[s] = std::exp(log_sum / pr.solved[s]);
   }
-  pr.ranking.resize(S);
-  for (std::size_t s = 0; s < S; ++s) pr.ranking[s] = s;
+  for (std::size_t s = 0; s < S; ++s)
+    if (pr.solved[s] > 0) pr.ranking.push_back(s);
   std::stable_sort(pr.ranking.begin(), pr.ranking.end(), [&](std::size_t a, std::size_t b) {
     if (pr.solved[a] != pr.solved[b]) return pr.solved[a] > pr.solved[b];
     const double ga = std::isfinite(pr.geomean_ratio[a]) ? pr.geomean_ratio[a] : kInf;
@@ -95,6 +97,22 @@ Profile compute_profile(const RunSet& set, const ProfileOptions& po, const Optio
   });
   return pr;
 }
+
+std::string Profile::solved_text() const {
+  std::vector<std::string> labels;
+  for (const auto& l : levels)
+    if (l != "n/a" && std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
+  if (labels.empty()) labels.push_back(y);
+  const auto n_relative = std::count(relative.begin(), relative.end(), 1);
+  const char* kind = n_relative == 0 ? "absolute" : n_relative == static_cast<long>(relative.size())
+                                                        ? "relative"
+                                                        : "relative where a certified bound exists, else absolute";
+  return fmt::format("{} <= {:g} ({} levels)", fmt::join(labels, "; "), tol, kind);
+}
+
+namespace {
+std::string problems_text(std::size_t n) { return fmt::format("{} problem{}", n, n == 1 ? "" : "s"); }
+}  // namespace
 
 std::vector<double> Profile::ratios_of(std::size_t s) const {
   std::vector<double> v;
@@ -153,12 +171,16 @@ json profile_json(const Profile& pr) {
 
 Table profile_table(const Profile& pr) {
   Table t{{"rank", "solver", "solved", "of", "geomean ratio", "median cost (solved)"}, {}};
-  for (std::size_t i = 0; i < pr.ranking.size(); ++i) {
-    const std::size_t s = pr.ranking[i];
+  // the ranked solvers, then those that solved nothing, unranked ("-"), in series order
+  std::vector<std::size_t> order = pr.ranking;
+  for (std::size_t s = 0; s < pr.solvers.size(); ++s)
+    if (std::find(order.begin(), order.end(), s) == order.end()) order.push_back(s);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::size_t s = order[i];
     std::vector<double> solved;
     for (std::size_t p = 0; p < pr.problems.size(); ++p)
       if (std::isfinite(pr.cost[p][s])) solved.push_back(pr.cost[p][s]);
-    t.rows.push_back({std::to_string(i + 1), pr.solvers[s], std::to_string(pr.solved[s]),
+    t.rows.push_back({i < pr.ranking.size() ? std::to_string(i + 1) : "-", pr.solvers[s], std::to_string(pr.solved[s]),
                       std::to_string(pr.problems.size()), format_number(pr.geomean_ratio[s]),
                       format_number(median_of(solved))});
   }
@@ -166,14 +188,19 @@ Table profile_table(const Profile& pr) {
 }
 
 std::string format_profile(const Profile& pr, TableFormat format) {
+  const std::size_t n = pr.problems.size();
   std::string s = render_heading(
-      fmt::format("Performance profile summary: {} to reach {} <= {:g} over {} problems", pr.measure, pr.y, pr.tol,
-                  pr.problems.size()),
+      pr.ranking.empty()
+          ? fmt::format("Performance profile summary: no solver solved {} ({} to reach {}): nothing is ranked",
+                        n == 1 ? std::string("the problem") : fmt::format("any of the {} problems", n), pr.measure,
+                        pr.solved_text())
+          : fmt::format("Performance profile summary: {} to reach {} over {}", pr.measure, pr.solved_text(),
+                        problems_text(n)),
       format);
   s += render_line(
       "cost = median over repeats of the first " + pr.measure +
-          " at which the (relative, where a certified bound exists) suboptimality reaches the tolerance; "
-          "ratio = cost / best cost on the problem; geomean over the problems the solver solved",
+          " at which the measured value reaches the tolerance; ratio = cost / best cost on the problem; geomean over "
+          "the problems the solver solved; a solver that solved none has no rank (-)",
       format);
   return s + render_table(profile_table(pr), format, format == TableFormat::text ? "  " : "") + "\n";
 }
