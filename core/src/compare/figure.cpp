@@ -111,9 +111,20 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
   std::map<std::string, std::vector<std::string>> missing;  // y label -> solvers without it
   json panels = json::array();
   const bool several = set.problems.size() > 1;
-  for (const auto& cell : cells) {
+  std::vector<Curves> curves;
+  for (const auto& cell : cells) curves.push_back(make_curves(set, set.problems[cell.problem], figure.x, cell.y, options));
+  // The convergence panels of a problem (primal and dual suboptimality, gap) share the log scale
+  // once one of them needs it, as in the papers: a dual suboptimality that spans less than a
+  // decade is not drawn linear between two log panels.
+  std::vector<bool> log_problem(set.problems.size(), false);
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    if (is_convergence(curves[i].y) && curves[i].log_y) log_problem[cells[i].problem] = true;
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    if (is_convergence(curves[i].y) && log_problem[cells[i].problem]) curves[i].log_y = true;
+  for (std::size_t ci = 0; ci < cells.size(); ++ci) {
+    const auto& cell = cells[ci];
     const Problem& p = set.problems[cell.problem];
-    Curves c = make_curves(set, p, figure.x, cell.y, options);
+    Curves& c = curves[ci];
     const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : c.label;
     json panel = {{"title", several ? p.label + (p.approximate ? "  [approximate]" : "") : std::string()},
                   {"xlabel", axis_label(figure.x, options.oracle_cost)},

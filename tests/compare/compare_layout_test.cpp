@@ -1,0 +1,133 @@
+// Figures are not clipped: for every style and panel layout, each text matplotlib draws (tick
+// labels, axis labels, titles, legend, notes) stays on the canvas and clear of every other text
+// (tests/compare/layout_check.py measures them with the renderer); the convergence panels of a
+// row share the log scale.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "compare/model.hpp"
+#include "synthetic.hpp"
+
+using namespace dualgap::compare;
+using dualgap::compare::testing::run_capture;
+using dualgap::compare::testing::SyntheticRun;
+using dualgap::compare::testing::synthetic_run_json;
+using dualgap::compare::testing::TempDir;
+using dualgap::compare::testing::write_run;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Runs shaped like the paper's: an objective near 100 (relative labels, the longest), problems
+/// named as real ones (a data file, an oracle, an objective: long panel titles), `solvers` series.
+void layout_runs(const fs::path& root, int problems, const std::vector<std::string>& solvers) {
+  for (int p = 0; p < problems; ++p)
+    for (std::size_t s = 0; s < solvers.size(); ++s)
+      for (int r = 0; r < 2; ++r) {
+        SyntheticRun run;
+        run.experiment = "mpbcfw-fig4-5-usps";
+        run.solver = solvers[s];
+        run.run_id = solvers[s] + "-p" + std::to_string(p) + "-r" + std::to_string(r);
+        run.problem_key = "problem-" + std::to_string(p);
+        run.seed = r;
+        run.rate = 0.04 * (s + 1);
+        run.checkpoints = 150;
+        run.optimum = 100.0;
+        json j = synthetic_run_json(run);
+        j["config"]["data"] = {{"plugin", "dense_text"}, {"train", "/data/usps/zip.train.gz"}};
+        j["objective"] = {{"family", "ssvm"}, {"loss", "structured_hinge"}, {"lambda", 0.000137 * (p + 1)}};
+        j["objective_key"] = "objective-" + std::to_string(p);
+        write_run(root, j);
+      }
+}
+
+}  // namespace
+
+TEST_CASE("figures: no text leaves the canvas or overlaps another, for every style and panel layout") {
+  const char* python = "/usr/bin/python3";
+  if (!fs::exists(python)) {
+    if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
+    else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
+    return;
+  }
+  TempDir tmp;
+  const std::vector<std::string> four = {"BCFW", "BCFW-avg", "MP-BCFW", "MP-BCFW-avg"};
+  const std::vector<std::string> eight = {"BCFW",        "BCFW-avg",          "MP-BCFW",        "MP-BCFW-avg",
+                                          "cutting-plane", "SSG (averaged)", "dlib-ssvm-1e-3", "a-solver-with-a-long-name"};
+  layout_runs(tmp.path / "one", 1, four);
+  layout_runs(tmp.path / "two", 2, four);
+  layout_runs(tmp.path / "four", 4, four);
+  layout_runs(tmp.path / "many", 1, eight);
+  const RunSet one = load_runs({(tmp.path / "one").string()}), two = load_runs({(tmp.path / "two").string()}),
+               four_problems = load_runs({(tmp.path / "four").string()}), many = load_runs({(tmp.path / "many").string()});
+  REQUIRE(two.problems.size() == 2);
+  REQUIRE(four_problems.problems.size() == 4);
+  std::vector<std::string> files;
+  auto add = [&](json spec, const std::string& name) {
+    spec["name"] = name;
+    const fs::path f = tmp.path / (name + ".json");
+    std::ofstream(f) << spec.dump();
+    files.push_back(f.string());
+  };
+  for (const std::string style : {"paper", "slides", "screen"}) {
+    FigureOptions f;
+    f.style = style;
+    f.x = "oracle_calls";
+    add(figure_spec(one, f, Options{}), style + "-3-panels");
+    f.metrics = {"gap"};
+    add(figure_spec(one, f, Options{}), style + "-1-panel");
+    f.metrics = {"primal_subopt", "dual_subopt"};
+    f.x = "time";
+    add(figure_spec(one, f, Options{}), style + "-2-panels");
+    f.metrics = {};
+    add(figure_spec(two, f, Options{}), style + "-2x3-panels");
+    f.metrics = {"gap"};
+    f.panels = "problem";
+    add(figure_spec(four_problems, f, Options{}), style + "-4-problem-panels");
+    f.panels = "metric";
+    f.metrics = {};
+    f.title = "MP-BCFW, Figure 4: USPS, primal and dual suboptimality and gap against exact oracle calls";
+    add(figure_spec(many, f, Options{}), style + "-8-series");
+    ProfileOptions po;
+    po.y = "gap";
+    FigureOptions pf;
+    pf.style = style;
+    add(profile_figure_spec(four_problems, compute_profile(four_problems, po, Options{}), pf), style + "-profiles");
+  }
+  std::string cmd = std::string(python) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
+                    "/core/share/plot_figure.py";
+  for (const auto& f : files) cmd += " " + f;
+  const std::string out = run_capture(cmd + " 2>&1; echo exit=$?");
+  INFO(out);
+  CHECK(out.find("exit=0") != std::string::npos);
+  CHECK(out.find("paper-2x3-panels: ok") != std::string::npos);
+}
+
+TEST_CASE("figures: the convergence panels of a problem share the log scale") {
+  // P - D_best spans three decades, P - D two; P_best - D less than one: on its own the dual
+  // panel would be linear between two log panels.
+  TempDir tmp;
+  json run = synthetic_run_json(SyntheticRun{});
+  run["curve"] = {{"passes", {0, 1, 2, 3}},
+                  {"oracle_calls", {0, 10, 20, 30}},
+                  {"time", {0.0, 1.0, 2.0, 3.0}},
+                  {"primal", {10.63, 1.63, 0.73, 0.64}},
+                  {"dual", {0.55, 0.58, 0.60, 0.63}},
+                  {"gap", {10.08, 1.05, 0.13, 0.01}}};
+  write_run(tmp.path, run);
+  const RunSet set = load_runs({tmp.path.string()});
+  Options absolute;
+  absolute.levels = Options::Levels::absolute;
+  const Curves dual = make_curves(set, set.problems[0], "passes", "dual_subopt", absolute);
+  REQUIRE_FALSE(dual.log_y);  // the premise: alone it would be linear
+  for (const Options& o : {Options{}, absolute}) {
+    const json spec = figure_spec(set, FigureOptions{}, o);
+    REQUIRE(spec["panels"].size() == 3);
+    for (const auto& panel : spec["panels"]) {
+      INFO(panel["ylabel"]);
+      CHECK(panel["log_y"] == true);
+    }
+  }
+}
