@@ -129,6 +129,12 @@ std::vector<SeriesDef> build() {
                    {.final_value = true}, "train_error"));
   r.push_back(with(y_axis("test_error", "test error", "fraction", false, false, false, raw("test_error")),
                    {.final_value = true}, "test_error"));
+  // The oracle's own task loss at the prediction (mean over examples; ssvm objective): a
+  // weighted or hierarchical loss differs from the 0-1 / Hamming errors above.
+  r.push_back(with(y_axis("train_loss", "train task loss", "", false, false, false, raw("train_loss")),
+                   {.final_value = true}, "train_loss"));
+  r.push_back(with(y_axis("test_loss", "test task loss", "", false, false, false, raw("test_loss")),
+                   {.final_value = true}, "test_loss"));
   return r;
 }
 

@@ -15,9 +15,10 @@ namespace dualgap {
 Objective::~Objective() = default;
 
 bool is_core_column(const std::string& name) {
-  static constexpr std::array<std::string_view, 16> kCore = {
+  static constexpr std::array<std::string_view, 18> kCore = {
       "passes", "oracle_calls", "approx_oracle_calls", "eval_oracle_calls", "time", "oracle_time", "primal",
-      "dual", "gap", "train_error", "test_error", "objective", "wall_time", "approximate", "budget", "sampling"};
+      "dual", "gap", "train_error", "test_error", "train_loss", "test_loss", "objective", "wall_time",
+      "approximate", "budget", "sampling"};
   for (auto c : kCore)
     if (c == name) return true;
   return false;

@@ -15,7 +15,10 @@
 // estimate and the check is skipped.
 //
 // Errors: the decoded labeling (no loss term) against the truth, per unit (Hamming), on the
-// training split (record.train_error, n more oracle calls) and the test split.
+// training split (record.train_error, n more oracle calls) and the test split. Beside them the
+// task loss, the columns train_loss / test_loss: the mean over examples of the oracle's own
+// Delta(y_i, y_hat) at that prediction (a weighted, hierarchical or unnormalized loss is what
+// the model is trained for; the errors stay 0-1 / Hamming whatever it is).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -50,7 +53,7 @@ class SsvmObjective final : public Objective {
     check_dim(w, "w");
     const Examples& ex = data_.train;
     const std::size_t n = ex.num_examples();
-    double hinge = 0;
+    double hinge = 0, task_loss = 0;
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const int* yi = ex.y.data() + ex.unit_begin(i);
@@ -59,16 +62,21 @@ class SsvmObjective final : public Objective {
                        oracle_.joint_score(ex, i, lab_.labels.data(), scores_.data(), w) -
                        oracle_.joint_score(ex, i, yi, scores_.data(), w);
       hinge += std::max(v, oracle_.loss(ex, i, yi));
-      if (opt_.train_error) wrong += decode_errors(ex, i, w);
+      if (opt_.train_error) wrong += decode_errors(ex, i, w, task_loss);
     }
     out.primal = 0.5 * lambda_ * w.squaredNorm() + hinge / static_cast<double>(n);
     out.approximate = !oracle_.exact();
-    if (opt_.train_error) out.train_error = static_cast<double>(wrong) / static_cast<double>(ex.num_units());
+    if (opt_.train_error) {
+      out.train_error = static_cast<double>(wrong) / static_cast<double>(ex.num_units());
+      out.set("train_loss", task_loss / static_cast<double>(n));
+    }
     const Examples& test = data_.test;
     if (test.num_examples() > 0) {
       std::size_t twrong = 0;
-      for (std::size_t i = 0; i < test.num_examples(); ++i) twrong += decode_errors(test, i, w);
+      double tloss = 0;
+      for (std::size_t i = 0; i < test.num_examples(); ++i) twrong += decode_errors(test, i, w, tloss);
       out.test_error = static_cast<double>(twrong) / static_cast<double>(test.num_units());
+      out.set("test_loss", tloss / static_cast<double>(test.num_examples()));
     }
     if (it.ssvm_dual) {
       const Vector& wa = it.ssvm_dual->w_alpha ? *it.ssvm_dual->w_alpha : w;
@@ -89,8 +97,11 @@ class SsvmObjective final : public Objective {
     if (static_cast<std::size_t>(w.size()) != dim_)
       throw std::runtime_error(fmt::format("{} has {} entries; the oracle's joint feature map has {}", what, w.size(), dim_));
   }
-  std::size_t decode_errors(const Examples& ex, std::size_t i, const Vector& w) {
+  // Decodes example i: returns its wrong units and adds the oracle's loss of the prediction
+  // (decode fills Labeling::loss = Delta(y_i, y_hat)) to `task_loss`.
+  std::size_t decode_errors(const Examples& ex, std::size_t i, const Vector& w, double& task_loss) {
     oracle_.decode(ex, i, w, lab_, scores_);
+    task_loss += lab_.loss;
     const int* yi = ex.y.data() + ex.unit_begin(i);
     std::size_t wrong = 0;
     for (int u = 0; u < ex.units_of(i); ++u) wrong += lab_.labels[static_cast<std::size_t>(u)] != yi[u];
