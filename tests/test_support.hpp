@@ -9,6 +9,7 @@
 #include <sstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "plugins/loader.hpp"
 #include "dualgap/objective.hpp"
@@ -41,6 +42,14 @@ template <class T>
 std::shared_ptr<T> make(Kind kind, const std::string& name, const json& params = json::object()) {
   const LoadedPlugin& p = plugins().get(kind, name);
   return create_object<T>(p, make_params(p.description->params, params));
+}
+
+/// The dense feature matrix of `rows` (each of `d` values), one row per unit.
+inline FeatureMatrix dense_rows(const std::vector<std::vector<double>>& rows, int d) {
+  DenseMatrix X(static_cast<Eigen::Index>(rows.size()), d);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (int j = 0; j < d; ++j) X(static_cast<Eigen::Index>(r), j) = rows[r][static_cast<std::size_t>(j)];
+  return FeatureMatrix(std::move(X));
 }
 
 /// A fresh temporary folder, removed at scope exit.

@@ -77,10 +77,7 @@ inline Examples sequences(std::size_t n, int min_len, int max_len, int d, int K,
     }
     ex.unit_offset.push_back(static_cast<std::int64_t>(ex.y.size()));
   }
-  DenseMatrix X(static_cast<Eigen::Index>(rows.size()), d);
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    for (int j = 0; j < d; ++j) X(static_cast<Eigen::Index>(r), j) = rows[r][static_cast<std::size_t>(j)];
-  ex.X = FeatureMatrix(std::move(X));
+  ex.X = dualgap::test::dense_rows(rows, d);
   return ex;
 }
 

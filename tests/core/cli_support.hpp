@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 
 #include "test_support.hpp"
@@ -30,6 +32,21 @@ inline CliResult run_cli(const std::string& args, const std::string& env = "") {
 inline void write_text(const std::filesystem::path& p, const std::string& s) {
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p) << s;
+}
+
+/// A small multi-class LIBSVM file with labels 0..K-1: Gaussian blobs, feature j shifted by 1.5
+/// for the class j mod K (separable-ish).
+inline void write_blobs(const std::filesystem::path& p, int n, int d, int K, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  std::ostringstream s;
+  for (int i = 0; i < n; ++i) {
+    const int k = i % K;
+    s << k;
+    for (int j = 0; j < d; ++j) s << ' ' << j + 1 << ':' << g(rng) + (j % K == k ? 1.5 : 0.0);
+    s << '\n';
+  }
+  write_text(p, s.str());
 }
 
 inline json read_json(const std::filesystem::path& p) {

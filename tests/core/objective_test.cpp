@@ -16,20 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kBrokenPlugins = "DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
 
-/// A small multi-class LIBSVM file with labels 0..K-1 (separable-ish Gaussian blobs).
-void write_blobs(const fs::path& p, int n, int d, int K, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::ostringstream s;
-  for (int i = 0; i < n; ++i) {
-    const int k = i % K;
-    s << k;
-    for (int j = 0; j < d; ++j) s << ' ' << j + 1 << ':' << g(rng) + (j % K == k ? 1.5 : 0.0);
-    s << '\n';
-  }
-  write_text(p, s.str());
-}
-
 std::string python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
 
 /// numpy's recomputation: "<iterates> <max relative difference> [<test error on test_file>]".

@@ -13,20 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A small multi-class LIBSVM file with labels 0..K-1 (Gaussian blobs).
-void write_blob_file(const fs::path& p, int n, int d, int K, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g;
-  std::ostringstream s;
-  for (int i = 0; i < n; ++i) {
-    const int k = i % K;
-    s << k;
-    for (int j = 0; j < d; ++j) s << ' ' << j + 1 << ':' << g(rng) + (j % K == k ? 1.5 : 0.0);
-    s << '\n';
-  }
-  write_text(p, s.str());
-}
-
 /// Runs `data` (+ `extra`) with two BCFW variants, 2 repeats; returns the results folder.
 fs::path run_two_repeats(const TempDir& dir, const std::string& name, const std::string& data, const std::string& extra = "") {
   write_text(dir.path / (name + ".yaml"),
@@ -59,8 +45,8 @@ std::set<std::string> keys(const fs::path& out, const std::string& name, const s
 
 TEST_CASE("a fixed train/test split is one problem whatever the repeat's seeds; compare bounds every run by it") {
   TempDir dir;
-  write_blob_file(dir.path / "train.svm", 30, 4, 3, 1);
-  write_blob_file(dir.path / "test.svm", 15, 4, 3, 2);
+  write_blobs(dir.path / "train.svm", 30, 4, 3, 1);
+  write_blobs(dir.path / "test.svm", 15, 4, 3, 2);
   const auto out = run_two_repeats(
       dir, "fixed", "{plugin: libsvm, train: " + (dir.path / "train.svm").string() + ", test: " + (dir.path / "test.svm").string() + "}");
   const auto r0 = read_json(out / "fixed" / "BCFW__r0" / "run.json");
@@ -82,9 +68,9 @@ TEST_CASE("a fixed train/test split is one problem whatever the repeat's seeds; 
 
 TEST_CASE("data a seed changed are one problem per draw: a random split, generated data, random features") {
   TempDir dir;
-  write_blob_file(dir.path / "all.svm", 40, 4, 3, 3);
-  write_blob_file(dir.path / "train.svm", 30, 4, 3, 1);
-  write_blob_file(dir.path / "test.svm", 15, 4, 3, 2);
+  write_blobs(dir.path / "all.svm", 40, 4, 3, 3);
+  write_blobs(dir.path / "train.svm", 30, 4, 3, 1);
+  write_blobs(dir.path / "test.svm", 15, 4, 3, 2);
   const std::string fixed = "{plugin: libsvm, train: " + (dir.path / "train.svm").string() + ", test: " +
                             (dir.path / "test.svm").string() + "}";
   struct Case {
@@ -110,8 +96,8 @@ TEST_CASE("run.json files without a data content hash keep their recorded proble
   // Runs written before the key was derived from the data: compare groups them as they say, and
   // says why repeats of one data set can show as several splits.
   TempDir dir;
-  write_blob_file(dir.path / "train.svm", 30, 4, 3, 1);
-  write_blob_file(dir.path / "test.svm", 15, 4, 3, 2);
+  write_blobs(dir.path / "train.svm", 30, 4, 3, 1);
+  write_blobs(dir.path / "test.svm", 15, 4, 3, 2);
   const auto out = run_two_repeats(
       dir, "old", "{plugin: libsvm, train: " + (dir.path / "train.svm").string() + ", test: " + (dir.path / "test.svm").string() + "}");
   int n = 0;

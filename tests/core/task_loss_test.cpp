@@ -69,10 +69,7 @@ Examples random_examples(int n, int d, int K, std::mt19937_64& rng) {
     }
     ex.unit_offset.push_back(static_cast<std::int64_t>(ex.y.size()));
   }
-  DenseMatrix X(static_cast<Eigen::Index>(rows.size()), d);
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    for (int j = 0; j < d; ++j) X(static_cast<Eigen::Index>(r), j) = rows[r][static_cast<std::size_t>(j)];
-  ex.X = FeatureMatrix(std::move(X));
+  ex.X = dense_rows(rows, d);
   return ex;
 }
 

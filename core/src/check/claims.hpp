@@ -76,6 +76,8 @@ struct Outcome {
 /// The verdict as the outputs show it: "holds", or "holds (not at the claim's scale: repeats 2
 /// not 10, stop.max_time 4 not 60)".
 DUALGAP_API std::string verdict_text(const Outcome& o);
+/// What verdict_text adds to the verdict: "" at scale, else " (not at the claim's scale: ...)".
+DUALGAP_API std::string scale_note(const Outcome& o);
 
 /// How the protocol of `runs` differs from the one the claims file states: the experiment file of
 /// its folder that the runs were made from (same file name as their config.file), with the `ci`

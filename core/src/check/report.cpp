@@ -1,7 +1,6 @@
 // Formatting the verdicts: text (one block per claim), Markdown (the results table of an
 // experiment README and of experiments/README.md), JSON (for scripts and the HTML report).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "check/claims.hpp"
 
@@ -39,7 +38,7 @@ std::string format_outcomes(const ClaimsFile& file, const std::vector<Outcome>& 
       std::string verdict = o.verdict == Verdict::holds || o.verdict == Verdict::fails
                                 ? fmt::format("**{}**", to_string(o.verdict))
                                 : c.kind == "external" ? "measured elsewhere" : to_string(o.verdict);
-      if (!o.scale.empty()) verdict += fmt::format(" (not at the claim's scale: {})", fmt::join(o.scale, ", "));
+      verdict += scale_note(o);
       out += fmt::format("| {}{}: {} | {} | {} | {} | {} |\n", row_prefix, c.id, md_escape(c.text), md_escape(c.ref), md_escape(c.paper),
                          md_escape(measured_of(o)), md_escape(verdict));
     }

@@ -74,22 +74,34 @@ std::map<std::string, json> run_sets(const compare::Run& run) {
   return out;
 }
 
-/// The experiment document the claims state for `yaml` (a file of the claims folder): the file
-/// as written (variables unexpanded: no path is compared), with the ci profile's overrides at CI
-/// scale, durations in seconds as the runner records them. Null when it cannot be read.
-json expected_document(const ClaimsFile& file, const fs::path& yaml, bool ci_scale) {
+/// The experiment documents the claims state for `yaml` (a file of the claims folder): the file
+/// as written (variables unexpanded: no path is compared) and the one expected of the runs, which
+/// at CI scale has the ci profile's overrides; durations in seconds as the runner records them.
+/// Nulls when the file cannot be read.
+struct Expected {
+  json as_written, expected;
+};
+
+Expected expected_documents(const ClaimsFile& file, const fs::path& yaml, bool ci_scale) {
+  auto seconds = [](json& doc) {
+    json& stop = doc["stop"];
+    if (stop.is_null()) stop = json::object();
+    if (stop.is_object()) checks::normalize_durations(stop, [](const std::string&) { return std::string(); });
+  };
   try {
     LocatedJson doc = load_yaml(yaml.string(), false);
-    if (!doc.value.is_object()) return nullptr;
+    if (!doc.value.is_object()) return {};
+    Expected out;
+    out.as_written = doc.value;
+    seconds(out.as_written);
     if (ci_scale)
       for (const CiRun& ci : file.ci)
         if (fs::path(ci.file).filename() == yaml.filename()) apply_overrides(doc, ci.sets);
-    json& stop = doc.value["stop"];
-    if (stop.is_null()) stop = json::object();
-    if (stop.is_object()) checks::normalize_durations(stop, [](const std::string&) { return std::string(); });
-    return doc.value;
+    out.expected = std::move(doc.value);
+    seconds(out.expected);
+    return out;
   } catch (const std::exception&) {
-    return nullptr;  // a folder's file that does not read is validate's to report, not check's
+    return {};  // a folder's file that does not read is validate's to report, not check's
   }
 }
 
@@ -127,8 +139,7 @@ std::vector<std::string> scale_differences(const ClaimsFile& file, const std::ve
     if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
   };
   for (const auto& [yaml, group] : by_file) {
-    const json expected = expected_document(file, yaml, ci_scale);
-    const json as_written = ci_scale ? expected_document(file, yaml, false) : expected;
+    const auto [as_written, expected] = expected_documents(file, yaml, ci_scale);
     if (!expected.is_object() || !as_written.is_object()) continue;
     // repeats: the repeats present of each series the claim reads (the smallest count shown)
     {
@@ -197,10 +208,12 @@ std::vector<std::string> scale_differences(const ClaimsFile& file, const std::ve
   return out;
 }
 
+std::string scale_note(const Outcome& o) {
+  return o.scale.empty() ? "" : fmt::format(" (not at the claim's scale: {})", fmt::join(o.scale, ", "));
+}
+
 std::string verdict_text(const Outcome& o) {
-  std::string v = o.claim && o.claim->kind == "external" ? "measured elsewhere" : to_string(o.verdict);
-  if (o.scale.empty()) return v;
-  return v + fmt::format(" (not at the claim's scale: {})", fmt::join(o.scale, ", "));
+  return (o.claim && o.claim->kind == "external" ? "measured elsewhere" : to_string(o.verdict)) + scale_note(o);
 }
 
 }  // namespace dualgap::check

@@ -134,10 +134,22 @@ Measure measure_of(const RunSet& set, const Problem& p, const std::string& y, co
 
 namespace {
 
-// The final value of `name` for a run, at the levels measure_of gives that series on the run's
-// problem: a final value and the end of the drawn line are one number.
-double final_value(const RunSet& set, const Run& run, const std::string& name, const Options& options) {
-  const Measure m = measure_of(set, set.problems[run.problem], name, options);
+// The final-value columns of a problem: the registered ones, and first the measured y `ry`
+// when it is not one of them; each with what measure_of says it measures on the problem.
+std::vector<std::pair<std::string, Measure>> final_measures(const RunSet& set, const Problem& p, const std::string& ry,
+                                                            const Options& options) {
+  std::vector<std::string> names = registered(&SeriesDef::final_value);
+  if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
+  std::vector<std::pair<std::string, Measure>> out;
+  for (auto& name : names) out.emplace_back(name, measure_of(set, p, name, options));
+  return out;
+}
+
+// The final value of a column for a run, at the levels its problem measures it: a final value
+// and the end of the drawn line are one number.
+double final_value(const RunSet& set, const Run& run, const std::pair<std::string, Measure>& column,
+                   const Options& options) {
+  const auto& [name, m] = column;
   if (m.y != name) return last_finite(series(set, run, name, options.oracle_cost));
   return last_finite(measured_series(set, run, name, options, m.relative));
 }
@@ -162,6 +174,9 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
   out["oracle_cost"] = options.oracle_cost;
   out["solvers"] = set.solvers;
   out["problems"] = json::array();
+  // What each final-value column measures, once per problem (for its table and for every run).
+  std::vector<std::vector<std::pair<std::string, Measure>>> finals_of;
+  for (const Problem& p : set.problems) finals_of.push_back(final_measures(set, p, resolve_y(p, y), options));
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const Problem& p = set.problems[pi];
     const Measure measure = measure_of(set, p, y, options);
@@ -192,12 +207,12 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
     jp["reach_axes"] = axes;
     // The final-value columns divided by |D_best| (the same levels as the figures and the
     // epsilon table): named in the heading of the final values.
-    std::vector<std::string> final_names = registered(&SeriesDef::final_value);
-    if (!ry.empty() && std::find(final_names.begin(), final_names.end(), ry) == final_names.end())
-      final_names.insert(final_names.begin(), ry);
-    json final_relative = json::array();
-    for (const auto& name : final_names)
-      if (measure_of(set, p, name, options).relative) final_relative.push_back(name);
+    const auto& finals = finals_of[pi];
+    json final_relative = json::array(), final_order = json::array();
+    for (const auto& [name, m] : finals) {
+      final_order.push_back(name);
+      if (m.relative) final_relative.push_back(name);
+    }
     jp["final_relative"] = final_relative;
     for (const auto& solver : p.solvers) {
       std::vector<const Run*> runs;
@@ -243,30 +258,26 @@ json compute_tables(const RunSet& set, const std::string& y, const std::vector<d
       js["reach"] = std::move(reach);
       // final values: median and range of each run's last recorded value
       json fin = json::object();
-      const std::vector<std::string>& names = final_names;
-      for (const auto& name : names) {
+      for (const auto& column : finals) {
         std::vector<double> v;
         for (const Run* r : runs) {
-          double f = final_value(set, *r, name, options);
+          double f = final_value(set, *r, column, options);
           if (std::isfinite(f)) v.push_back(f);
         }
         if (v.empty()) continue;
         auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-        fin[name] = {{"median", json_number(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
+        fin[column.first] = {{"median", json_number(median_of(v))}, {"min", *mn}, {"max", *mx}, {"n", v.size()}};
       }
       js["final"] = std::move(fin);
-      js["final_order"] = names;  // "final" is a JSON object (sorted keys): the display order
+      js["final_order"] = final_order;  // "final" is a JSON object (sorted keys): the display order
       jp["solvers"].push_back(std::move(js));
     }
     out["problems"].push_back(std::move(jp));
   }
   json runs = json::array();
   for (const Run& r : set.runs) {
-    const std::string ry = resolve_y(set.problems[r.problem], y);
     json fin = json::object();
-    std::vector<std::string> names = registered(&SeriesDef::final_value);
-    if (!ry.empty() && std::find(names.begin(), names.end(), ry) == names.end()) names.insert(names.begin(), ry);
-    for (const auto& name : names) fin[name] = json_number(final_value(set, r, name, options));
+    for (const auto& column : finals_of[r.problem]) fin[column.first] = json_number(final_value(set, r, column, options));
     runs.push_back({{"path", r.path},
                     {"experiment", r.experiment},
                     {"run_id", r.run_id},

@@ -239,51 +239,32 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void PluginRegistry::add(LoadedPlugin p) {
-  for (auto& q : plugins_)
-    if (q.kind() == p.kind() && q.name() == p.name()) {
-      if (same_file(q.path, p.path)) return;
-      warnings_.push_back(shadow_warning(p.kind(), p.name(), p.path, q.path));
-      q = std::move(p);  // later folders win
+void PluginRegistry::add(Entry e) {
+  for (auto& q : entries_)
+    if (q.kind == e.kind && q.name == e.name) {
+      if (same_file(q.path, e.path)) return;
+      warnings_.push_back(shadow_warning(e.kind, e.name, e.path, q.path));
+      q = std::move(e);  // later folders win (during the scan: nothing points into entries_ yet)
       return;
     }
-  for (auto& f : found_)
-    if (f && f->kind == p.kind() && f->name == p.name()) {
-      if (same_file(f->path, p.path)) return;
-      warnings_.push_back(shadow_warning(p.kind(), p.name(), p.path, f->path));
-      f.reset();
-    }
-  plugins_.push_back(std::move(p));
+  entries_.push_back(std::move(e));
 }
 
-void PluginRegistry::add_found(Found p) {
-  for (auto q = plugins_.begin(); q != plugins_.end(); ++q)
-    if (q->kind() == p.kind && q->name() == p.name) {
-      if (same_file(q->path, p.path)) return;
-      warnings_.push_back(shadow_warning(p.kind, p.name, p.path, q->path));
-      plugins_.erase(q);  // later folders win (only during the scan: nothing points into plugins_ yet)
-      break;
-    }
-  for (auto& f : found_)
-    if (f && f->kind == p.kind && f->name == p.name) {
-      if (same_file(f->path, p.path)) return;
-      warnings_.push_back(shadow_warning(p.kind, p.name, p.path, f->path));
-      f = std::move(p);  // later folders win
-      return;
-    }
-  found_.emplace_back(std::move(p));
-}
-
-const LoadedPlugin& PluginRegistry::load_found(std::size_t i) const {
-  const Found f = *found_[i];
-  found_[i].reset();
-  LoadedPlugin p = load_plugin_file(f.path);  // throws PluginLoadError naming the file
-  if (p.kind() != f.kind || p.name() != f.name)
-    throw PluginLoadError(f.path + ": not loaded: it holds the " + to_string(p.kind()) + " plugin '" + p.name() +
-                          "' here but the " + to_string(f.kind) + " plugin '" + f.name +
-                          "' in the discovery process (the file changed while this command ran?)");
-  plugins_.push_back(std::move(p));
-  return plugins_.back();
+const LoadedPlugin& PluginRegistry::load(const Entry& e) const {
+  if (e.loaded) return *e.loaded;
+  auto& entry = const_cast<Entry&>(e);  // loading is not a change of the registry's contents
+  try {
+    LoadedPlugin p = load_plugin_file(e.path);  // throws PluginLoadError naming the file
+    if (p.kind() != e.kind || p.name() != e.name)
+      throw PluginLoadError(e.path + ": not loaded: it holds the " + to_string(p.kind()) + " plugin '" + p.name() +
+                            "' here but the " + to_string(e.kind) + " plugin '" + e.name +
+                            "' in the discovery process (the file changed while this command ran?)");
+    entry.loaded = std::move(p);
+  } catch (...) {
+    entry.failed = true;
+    throw;
+  }
+  return *entry.loaded;
 }
 
 void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptions& probe) {
@@ -338,12 +319,13 @@ void PluginRegistry::scan(const std::vector<std::string>& dirs, const ProbeOptio
       // A name the protocol cannot carry as it is (printable() changed it) is loaded here at once.
       if (sp != std::string::npos && parse_kind(answer.substr(2, sp - 2), kind) && !name.empty() &&
           printable(name) == name) {
-        add_found({files[i], kind, name});
+        add(Entry{files[i], kind, name, std::nullopt});
         continue;
       }
     }
     try {  // not probed, or an answer this process cannot read: load it here
-      add(load_plugin_file(files[i]));
+      LoadedPlugin p = load_plugin_file(files[i]);
+      add(Entry{p.path, p.kind(), p.name(), std::move(p)});
     } catch (const PluginLoadError& ex) {  // names the file
       problems_.push_back(ex.what());
     } catch (const std::exception& ex) {
@@ -375,43 +357,38 @@ void PluginRegistry::scan_if_deferred() const {
 
 const LoadedPlugin* PluginRegistry::find(Kind kind, const std::string& name) const {
   scan_if_deferred();
-  for (auto& p : plugins_)
-    if (p.kind() == kind && p.name() == name) return &p;
-  for (std::size_t i = 0; i < found_.size(); ++i)
-    if (found_[i] && found_[i]->kind == kind && found_[i]->name == name) return &load_found(i);
+  for (const auto& e : entries_)
+    if (!e.failed && e.kind == kind && e.name == name) return &load(e);
   return nullptr;
 }
 
-const std::deque<LoadedPlugin>& PluginRegistry::plugins() const {
+std::vector<LoadedPlugin> PluginRegistry::plugins() const {
   scan_if_deferred();
-  for (std::size_t i = 0; i < found_.size(); ++i)
-    if (found_[i]) {
-      try {
-        load_found(i);
-      } catch (const PluginLoadError& e) {
-        problems_.push_back(e.what());
-      }
+  std::vector<LoadedPlugin> out;
+  for (const auto& e : entries_) {
+    if (e.failed) continue;
+    try {
+      out.push_back(load(e));
+    } catch (const PluginLoadError& ex) {
+      problems_.push_back(ex.what());
     }
-  return plugins_;
+  }
+  return out;
 }
 
 std::vector<const LoadedPlugin*> PluginRegistry::find_any(const std::string& name) const {
   scan_if_deferred();
-  for (std::size_t i = 0; i < found_.size(); ++i)
-    if (found_[i] && found_[i]->name == name) load_found(i);
   std::vector<const LoadedPlugin*> out;
-  for (auto& p : plugins_)
-    if (p.name() == name) out.push_back(&p);
+  for (const auto& e : entries_)
+    if (!e.failed && e.name == name) out.push_back(&load(e));
   return out;
 }
 
 std::vector<std::string> PluginRegistry::names(Kind kind) const {
   scan_if_deferred();
   std::vector<std::string> out;
-  for (auto& p : plugins_)
-    if (p.kind() == kind) out.push_back(p.name());
-  for (auto& f : found_)
-    if (f && f->kind == kind) out.push_back(f->name);
+  for (const auto& e : entries_)
+    if (!e.failed && e.kind == kind) out.push_back(e.name);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -76,14 +76,13 @@ class DUALGAP_API PluginRegistry {
   /// Calls `report` once the scan is done: now if it is, else right after it (the CLI prints the
   /// files that were not loaded there, before the error that their absence may cause).
   void when_scanned(std::function<void(const PluginRegistry&)> report);
-  void add(LoadedPlugin p);
   /// Throws std::runtime_error listing the available plugins of that kind when missing.
   const LoadedPlugin& get(Kind kind, const std::string& name) const;
   const LoadedPlugin* find(Kind kind, const std::string& name) const;
   /// Looks a name up over all kinds (for `describe`).
   std::vector<const LoadedPlugin*> find_any(const std::string& name) const;
-  /// Every plugin, each loaded (for listing them).
-  const std::deque<LoadedPlugin>& plugins() const;
+  /// Every plugin, each loaded (for listing them; a file that fails to load here joins `problems`).
+  std::vector<LoadedPlugin> plugins() const;
   const std::vector<std::string>& problems() const {
     scan_if_deferred();
     return problems_;
@@ -105,18 +104,21 @@ class DUALGAP_API PluginRegistry {
   /// The deferred scan, at the first query. Not thread-safe until then: the CLI queries the
   /// process-wide registry on its main thread before it starts any other.
   void scan_if_deferred() const;
-  /// A plugin the discovery process found, not loaded here yet.
-  struct Found {
+  /// A plugin file: what the discovery process found in it, and, once asked for, the plugin
+  /// loaded in this process.
+  struct Entry {
     std::string path;
     Kind kind;
     std::string name;
+    std::optional<LoadedPlugin> loaded;
+    bool failed = false;  ///< loading it here failed (reported): no longer offered
   };
-  void add_found(Found f);
-  /// Loads the found plugin `i` into plugins_ (a deque: what find returned stays valid).
-  const LoadedPlugin& load_found(std::size_t i) const;
+  /// Adds a file's plugin; of two with one kind and name, the later folder's wins (a warning).
+  void add(Entry e);
+  /// The entry's plugin, loaded at its first use. Throws PluginLoadError naming the file.
+  const LoadedPlugin& load(const Entry& e) const;
 
-  mutable std::deque<LoadedPlugin> plugins_;
-  mutable std::vector<std::optional<Found>> found_;  // emptied as each is loaded
+  mutable std::deque<Entry> entries_;  // a deque: what find returned stays valid
   mutable std::vector<std::string> problems_;  // plugins() adds a file that fails to load late
   std::vector<std::string> warnings_;
   std::optional<std::vector<std::string>> deferred_;

@@ -37,9 +37,8 @@ void probe_write_all(int fd, const char* s, std::size_t n) {
 }
 
 /// One line of the child's protocol: "S i" started file i, "E i ANSWER" came back from it with
-/// what `load` returned, "X i" file
-/// i called exit(), "T i WHAT" loading file i threw (WHAT: the exception's what()), "D 0" done
-/// with every file.
+/// what `load` returned (made printable), "X i" file i called exit(), "T i WHAT" loading file i
+/// threw (WHAT: the exception's what()), "D 0" done with every file.
 void probe_report(char what, std::size_t i) {
   char buf[40];
   const int n = std::snprintf(buf, sizeof buf, "%c %zu\n", what, i);
