@@ -236,7 +236,7 @@ TEST_CASE("block_step auto: exact on multi-class data, the paper's steps otherwi
   CHECK_FALSE(uses_exact(json{{"block_step", "fw"}}, mc, *oracle));
   CHECK_FALSE(uses_exact(json{{"averaging", true}}, mc, *oracle));
   CHECK_FALSE(uses_exact(json{{"multiplane", true}}, mc, *oracle));
-  CHECK_FALSE(uses_exact(json{{"threads", "1"}, {"batch", 2}}, mc, *oracle));  // mini-batches: FW steps
+  CHECK_FALSE(uses_exact(json{{"threads", 1}, {"batch", 2}}, mc, *oracle));  // mini-batches: FW steps
   Data chain;
   chain.train = sequences(4, 2, 3, 3, 3, 74);
   BruteChainOracle brute;

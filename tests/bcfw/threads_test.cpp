@@ -96,8 +96,8 @@ TEST_CASE("threads: 2 threads run exactly the numbers and counts of 1 thread wit
           CAPTURE(p.name);
           CAPTURE(v.dump());
           json one = v, two = v;
-          one["threads"] = "1";
-          two["threads"] = "2";
+          one["threads"] = 1;
+          two["threads"] = 2;
           OracleCounters c1, c2;
           auto a = run(p, one, c1);
           auto b = run(p, two, c2);
@@ -122,7 +122,7 @@ TEST_CASE("threads: 2 threads run exactly the numbers and counts of 1 thread wit
 TEST_CASE("threads: runs with the same seed and thread count are reproducible; the batch changes the path") {
   for (const auto& p : problems()) {
     CAPTURE(p.name);
-    const json v{{"threads", "2"}, {"batch", 4}, {"multiplane", true}, {"auto_rule", false}, {"M", 2}};
+    const json v{{"threads", 2}, {"batch", 4}, {"multiplane", true}, {"auto_rule", false}, {"M", 2}};
     OracleCounters c1, c2, c3;
     auto a = run(p, v, c1, 15, 7);
     auto b = run(p, v, c2, 15, 7);
@@ -141,9 +141,9 @@ TEST_CASE("threads: threads 1 batch 1 (and batch 1 with 2 threads) is today's BC
       CAPTURE(p.name);
       CAPTURE(v.dump());
       json one = v, two = v;
-      one["threads"] = "1";
+      one["threads"] = 1;
       one["batch"] = 1;
-      two["threads"] = "2";
+      two["threads"] = 2;
       two["batch"] = 1;
       OracleCounters c0, c1, c2;
       auto base = run(p, v, c0);
@@ -174,14 +174,14 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
     const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 30000);
     REQUIRE(qp.primal - qp.dual < 1e-6);
     const std::pair<json, double> variants[] = {
-        {json{{"threads", "2"}, {"batch", 2}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 5}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 8}, {"batch_step", "sequential"}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 4}, {"averaging", true}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 4}, {"multiplane", true}}, 1e-4},
-        {json{{"threads", "2"}, {"batch", 5}, {"batch_step", "sequential"}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 4}, {"batch_step", "sequential"}, {"averaging", true}}, 5e-4},
-        {json{{"threads", "2"}, {"batch", 4}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-4},
+        {json{{"threads", 2}, {"batch", 2}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 5}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 8}, {"batch_step", "sequential"}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 4}, {"averaging", true}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 4}, {"multiplane", true}}, 1e-4},
+        {json{{"threads", 2}, {"batch", 5}, {"batch_step", "sequential"}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 4}, {"batch_step", "sequential"}, {"averaging", true}}, 5e-4},
+        {json{{"threads", 2}, {"batch", 4}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-4},
     };
     for (const auto& [v, tol] : variants) {
       CAPTURE(v.dump());
@@ -303,7 +303,9 @@ TEST_CASE("threads: sequential batch steps are the steps of a direct implementat
 
 TEST_CASE("threads: bad values are refused; no oracle factory with threads > 1 is a clear error") {
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "two"}}));
-  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "0"}}));
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", 0}}));
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", 4097}}));
+  CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"threads", "2"}}));  // an integer, not text
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"batch", -1}}));
   CHECK_THROWS(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"batch_step", "together"}}));
   CHECK_THROWS(dualgap::test::make<Solver>(
@@ -315,7 +317,7 @@ TEST_CASE("threads: bad values are refused; no oracle factory with threads > 1 i
   auto oracle = dualgap::test::make<StructuredOracle>(Kind::oracle, "multiclass");
   OracleCounters c;
   try {
-    run_bcfw(data, *oracle, 0.1, json{{"threads", "2"}}, 3, 0.0, &c, 1);
+    run_bcfw(data, *oracle, 0.1, json{{"threads", 2}}, 3, 0.0, &c, 1);
     FAIL("threads 2 without an oracle factory ran");
   } catch (const std::exception& e) {
     CHECK(std::string(e.what()).find("make_oracle") != std::string::npos);

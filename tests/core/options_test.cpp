@@ -170,6 +170,34 @@ TEST_CASE("binder: validate() holds the rules across parameters") {
 
 namespace {
 
+struct Threads {
+  int threads = 1;
+  static void bind(Binder<Threads>& b) { b.field(&Threads::threads, "threads", "threads").range(1, 64).named("auto", 12); }
+};
+
+}  // namespace
+
+TEST_CASE("binder: an integer that also accepts a name (threads: auto)") {
+  const auto& b = binder_of<Threads>();
+  const auto s = b.schema();
+  CHECK(spec(s, "threads").type == ParamType::integer);
+  CHECK(spec(s, "threads").named == json{{"auto", 12}});
+  CHECK(spec(s, "threads").default_value == json(1));
+  // The configuration keeps the name; the reader and resolve_expressions give its number.
+  const Params given = make_params(s, {{"threads", "auto"}});
+  CHECK(given.raw()["threads"] == json("auto"));
+  CHECK(b.read(given).threads == 12);
+  CHECK(resolve_expressions(s, given.raw(), json{{"n", 1}, {"d", 1}, {"K", 2}, {"N", 1}})["threads"] == json(12));
+  CHECK(b.read(make_params(s, {{"threads", 3}})).threads == 3);
+  // The range bounds numbers; other text is an error that names the accepted forms.
+  CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", 65}}); }), "out of range [1, 64]"));
+  CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", "many"}}); }),
+                 "parameter 'threads' expects an integer or auto, got \"many\""));
+  CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", "3"}}); }), "expects an integer or auto"));
+}
+
+namespace {
+
 class OptsSolver final : public Solver {
  public:
   using Options = Opts;

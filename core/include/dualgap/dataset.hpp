@@ -11,6 +11,10 @@ namespace dualgap {
 
 struct DatasetContext {
   std::uint64_t seed = 0;   ///< data seed of this repeat (splits, subsampling, generation)
+  /// The core key `data.seed_offset`: another independent draw for the same seed (0: the
+  /// repeat's own). A generator that offers it derives its stream from both, as the core's
+  /// splits do; the core's cache then keys a seeded plugin's data by both.
+  std::uint64_t seed_offset = 0;
   std::string cache_dir;    ///< where a parsed-data binary cache may be kept ("" = no cache)
 };
 

@@ -29,7 +29,8 @@
 // which the core evaluates before the plugin sees it); std::string -> string (`.path()`: path);
 // std::vector of double / of integers / of std::string -> real_list / int_list / string_list;
 // json -> object; std::optional<T> -> T that may be absent (no default). A choice maps each
-// name to a value of any type (an enum, a bool, a string). Instead of a member pointer, `field`
+// name to a value of any type (an enum, a bool, a string). An integer may also accept names in
+// place of a number (`.named("auto", n)`: `threads: auto`). Instead of a member pointer, `field`
 // and `choice` also take a function `T& (Options&)` for a member of a nested struct.
 #pragma once
 
@@ -107,6 +108,15 @@ class Binder {
       spec_->type = ParamType::path;
       return *this;
     }
+    /// An integer that also accepts `name` in place of a number, read as `value`: a number known
+    /// only where the plugin runs (bcfw's `threads: auto`, the hardware threads). The
+    /// experiment's config keeps the name, run.json's params_resolved the number. The range
+    /// bounds numbers, not names.
+    Field& named(const std::string& name, long long value) {
+      if (spec_->type != ParamType::integer) throw std::logic_error("Binder: named() on a non-integer field " + spec_->name);
+      spec_->named[name] = value;
+      return *this;
+    }
     /// No default: the experiment file must give a value (the member initializer is ignored).
     Field& required() {
       spec_->default_value = nullptr;
@@ -171,6 +181,10 @@ class Binder {
     for (auto& e : entries_) {
       if (!params.has(e.spec.name)) continue;
       const json& v = params.raw().at(e.spec.name);
+      if (v.is_string() && e.spec.named.contains(v.get<std::string>())) {
+        e.read(o, e.spec.named.at(v.get<std::string>()));
+        continue;
+      }
       if (e.spec.type == ParamType::real && v.is_string()) {
         if (!unresolved)
           throw ParamError("parameter '" + e.spec.name + "' = '" + v.get<std::string>() + "' was not evaluated");

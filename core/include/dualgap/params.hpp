@@ -1,6 +1,7 @@
 // Parameter schemas and validated parameter values.
 //
-// A plugin declares its parameters once (name, type, default, range, doc). The core validates
+// A plugin declares its parameters once, in an options struct (options.hpp: name, type,
+// default, range or choices, doc), from which the Binder makes the ParamSpecs. The core validates
 // the YAML against that schema (unknown key, wrong type, out-of-range value, missing required
 // value are errors with file:line:column) and hands the plugin a Params object in which every
 // declared parameter has a value of the declared type.
@@ -42,32 +43,11 @@ struct ParamSpec {
   std::vector<std::string> choices;
   std::string doc;
   bool optional = false;          ///< may be absent (no default); then Params::has() is false
+  /// integer: names accepted in place of a number, each with the number it stands for where the
+  /// plugin runs (bcfw's {"auto": the machine's hardware threads}). The experiment's config keeps
+  /// the name; run.json's params_resolved records the number.
+  json named = json::object();
 };
-
-/// Builders that keep plugin schemas short and readable.
-inline ParamSpec real_param(std::string name, json def, std::string doc,
-                            std::optional<double> min = std::nullopt,
-                            std::optional<double> max = std::nullopt) {
-  return {std::move(name), ParamType::real, std::move(def), min, max, {}, std::move(doc)};
-}
-inline ParamSpec int_param(std::string name, json def, std::string doc,
-                           std::optional<double> min = std::nullopt,
-                           std::optional<double> max = std::nullopt) {
-  return {std::move(name), ParamType::integer, std::move(def), min, max, {}, std::move(doc)};
-}
-inline ParamSpec bool_param(std::string name, bool def, std::string doc) {
-  return {std::move(name), ParamType::boolean, json(def), {}, {}, {}, std::move(doc)};
-}
-inline ParamSpec string_param(std::string name, json def, std::string doc) {
-  return {std::move(name), ParamType::string, std::move(def), {}, {}, {}, std::move(doc)};
-}
-inline ParamSpec choice_param(std::string name, std::string def, std::vector<std::string> choices,
-                              std::string doc) {
-  return {std::move(name), ParamType::choice, json(def), {}, {}, std::move(choices), std::move(doc)};
-}
-inline ParamSpec path_param(std::string name, json def, std::string doc) {
-  return {std::move(name), ParamType::path, std::move(def), {}, {}, {}, std::move(doc)};
-}
 
 class ParamError : public std::runtime_error {
  public:

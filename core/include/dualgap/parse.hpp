@@ -2,8 +2,9 @@
 // scan lines, parse numbers, map raw labels to classes 0..K-1, and report bad input as
 // "file:line: what was expected".
 //
-// A dataset plugin parses and returns the data as read (train, and test when the format has a
-// test file); the core then applies the common `data:` options to every plugin alike: seeded
+// A dataset plugin declares its parameters in an Options struct (dualgap/options.hpp; the
+// `test` file: test_file_field below), parses and returns the data as read (train, and test
+// when the format has a test file); the core then applies the common `data:` options to every plugin alike: seeded
 // split, per-class subsampling, scaling, the validation hold-out and the binary cache
 // (core/src/data/). A format plugin looks like
 //   Data load(const DatasetContext&) override {
@@ -15,6 +16,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,6 +26,7 @@
 
 #include "dualgap/api.hpp"
 #include "dualgap/data.hpp"
+#include "dualgap/options.hpp"
 #include "dualgap/params.hpp"
 
 namespace dualgap {
@@ -72,8 +75,13 @@ DUALGAP_API RawFiles read_files(const std::vector<std::pair<std::string, std::st
 /// Last path component ("/a/b/zip.train.gz" -> "zip.train.gz").
 DUALGAP_API std::string file_name(const std::string& path);
 
-/// The `test` parameter of a format with a separate test file (same format as train).
-DUALGAP_API ParamSpec test_file_param();
+/// The `test` parameter of a format with a separate test file (same format as train), stored
+/// in `member` (absent: no test file). In an Options' bind: `test_file_field(b, &Options::test);`.
+template <class O>
+typename Binder<O>::Field test_file_field(Binder<O>& b, std::optional<std::string> O::*member) {
+  return b.field(member, "test", "test file (same format as train); absent: no test set, or a split of train (test_fraction)")
+      .path();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Text scanning (header-only so the parsing loops inline)

@@ -20,9 +20,8 @@
 //
 // The schema comes from T::Options (none if T has no Options: T is then default-constructed),
 // the factory hands T a filled and validated Options. describe_oracle<T> takes the interfaces
-// from the interface class T implements (T::interfaces()), describe_features<T> needs nothing
-// more. (describe_plugin<T> with a hand-written ParamSpec list and a constructor from Params is
-// the older route, kept for the dataset plugins.)
+// from the interface class T implements (T::interfaces()); describe_features<T> and
+// describe_dataset<T> need nothing more.
 #pragma once
 
 #include <boost/dll/alias.hpp>
@@ -56,8 +55,7 @@ struct PluginDescription {
   /// The options' cross-parameter rules (Options::validate) on schema-checked parameters: ""
   /// when they hold (or the plugin has none), else what is wrong. A real parameter still written
   /// as an expression ("1/n") is unknown before the data is loaded; while one is, the rules are
-  /// checked only when the object is created. Null for plugins described by describe_plugin
-  /// (a hand-written ParamSpec list: the dataset plugins).
+  /// checked only when the object is created.
   std::function<std::string(const Params&)> validate;
   /// Creates the object from validated, evaluated parameters; throws ParamError when the
   /// options' rules fail.
@@ -74,19 +72,6 @@ struct PluginHeader {
   const char* name;
   const PluginDescription* description;  ///< valid only when api_version == kApiVersion
 };
-
-template <class T>
-PluginDescription describe_plugin(Kind kind, std::string name, std::string version,
-                                  std::string summary, std::vector<ParamSpec> params) {
-  PluginDescription d;
-  d.kind = kind;
-  d.name = std::move(name);
-  d.version = std::move(version);
-  d.summary = std::move(summary);
-  d.params = std::move(params);
-  d.create = [](const Params& p) -> std::unique_ptr<PluginObject> { return std::make_unique<T>(p); };
-  return d;
-}
 
 namespace plugin_detail {
 
@@ -158,6 +143,14 @@ template <class T>
 PluginDescription describe_features(std::string name, std::string version, std::string summary) {
   static_assert(std::is_base_of_v<FeatureGenerator, T>, "describe_features: T must derive from dualgap::FeatureGenerator");
   return plugin_detail::describe_with_options<T>(Kind::features, std::move(name), std::move(version), std::move(summary));
+}
+
+/// A dataset plugin. Its Options hold the plugin's own keys; the core's `data:` keys
+/// (test_fraction, scale, ...) sit beside them in the same section and are not the plugin's.
+template <class T>
+PluginDescription describe_dataset(std::string name, std::string version, std::string summary) {
+  static_assert(std::is_base_of_v<DatasetPlugin, T>, "describe_dataset: T must derive from dualgap::DatasetPlugin");
+  return plugin_detail::describe_with_options<T>(Kind::dataset, std::move(name), std::move(version), std::move(summary));
 }
 
 }  // namespace dualgap

@@ -162,10 +162,4 @@ RawFiles read_files(const std::vector<std::pair<std::string, std::string>>& file
   return raw;
 }
 
-ParamSpec test_file_param() {
-  ParamSpec t = path_param("test", nullptr, "test file (same format as train); absent: no test set, or a split of train (test_fraction)");
-  t.optional = true;
-  return t;
-}
-
 }  // namespace dualgap

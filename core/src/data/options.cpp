@@ -5,22 +5,38 @@
 
 namespace dualgap {
 
+void DatasetOptions::bind(Binder<DatasetOptions>& b) {
+  using O = DatasetOptions;
+  b.field(&O::test_fraction, "test_fraction",
+          "without a test set: fraction of train held out as test by a seeded split (0 = no split)")
+      .range(0, 1);
+  b.field(&O::stratified, "stratified",
+          "split per class (each class contributes test_fraction of its examples; structured examples, with "
+          "several labels each, are split at random)");
+  b.field(&O::split_by_group, "split_by_group", "split whole groups (e.g. folds) instead of examples");
+  b.field(&O::per_class, "per_class", "keep at most this many random training examples per class (0 = all)").min(0);
+  b.field(&O::per_class_test, "per_class_test", "keep at most this many random test examples per class (0 = all)")
+      .min(0);
+  b.field(&O::max_examples, "max_examples",
+          "keep only the first N training examples of the file, before any split (0 = all)")
+      .min(0);
+  b.field(&O::max_test_examples, "max_test_examples", "keep only the first N test examples of the file (0 = all)")
+      .min(0);
+  b.choice(&O::scale, "scale",
+           {{"none", Scaling::none},
+            {"minmax01", Scaling::minmax01},
+            {"minmax11", Scaling::minmax11},
+            {"maxabs", Scaling::maxabs},
+            {"standardize", Scaling::standardize}},
+           "per-feature scaling fitted on train, applied to test (maxabs keeps sparsity)");
+  b.field(&O::seed_offset, "seed_offset",
+          "another independent draw of the splits and subsamples for the same repeat seed (0 = the repeat's own)")
+      .min(0);
+  b.field(&O::cache, "cache", "keep a binary cache of the parsed data in the run's cache folder");
+}
+
 const std::vector<ParamSpec>& core_data_params() {
-  static const std::vector<ParamSpec> v = [] {
-    std::vector<ParamSpec> p;
-    p.push_back(real_param("test_fraction", 0.0, "without a test set: fraction of train held out as test by a seeded split (0 = no split)", 0.0, 1.0));
-    p.push_back(bool_param("stratified", true, "split per class (each class contributes test_fraction of its examples; structured examples, with several labels each, are split at random)"));
-    p.push_back(bool_param("split_by_group", false, "split whole groups (e.g. folds) instead of examples"));
-    p.push_back(int_param("per_class", 0, "keep at most this many random training examples per class (0 = all)", 0.0));
-    p.push_back(int_param("per_class_test", 0, "keep at most this many random test examples per class (0 = all)", 0.0));
-    p.push_back(int_param("max_examples", 0, "keep only the first N training examples of the file, before any split (0 = all)", 0.0));
-    p.push_back(int_param("max_test_examples", 0, "keep only the first N test examples of the file (0 = all)", 0.0));
-    p.push_back(choice_param("scale", "none", {"none", "minmax01", "minmax11", "maxabs", "standardize"},
-                             "per-feature scaling fitted on train, applied to test (maxabs keeps sparsity)"));
-    p.push_back(int_param("seed_offset", 0, "another independent draw of the splits and subsamples for the same repeat seed (0 = the repeat's own)", 0.0));
-    p.push_back(bool_param("cache", true, "keep a binary cache of the parsed data in the run's cache folder"));
-    return p;
-  }();
+  static const std::vector<ParamSpec> v = binder_of<DatasetOptions>().schema();
   return v;
 }
 
@@ -46,24 +62,11 @@ json plugin_own_params(const json& params, const std::vector<ParamSpec>& plugin_
 }
 
 DatasetOptions DatasetOptions::from(const json& params, const std::vector<ParamSpec>& plugin_params) {
-  auto get = [&](const char* key, auto fallback) {
-    using T = decltype(fallback);
-    if (declares(plugin_params, key) || !params.is_object() || !params.contains(key) || params[key].is_null())
-      return fallback;
-    return params[key].get<T>();
-  };
-  DatasetOptions o;
-  o.test_fraction = get("test_fraction", 0.0);
-  o.stratified = get("stratified", true);
-  o.split_by_group = get("split_by_group", false);
-  o.per_class = get("per_class", std::int64_t{0});
-  o.per_class_test = get("per_class_test", std::int64_t{0});
-  o.max_examples = get("max_examples", std::int64_t{0});
-  o.max_test_examples = get("max_test_examples", std::int64_t{0});
-  o.scale = parse_scaling(get("scale", std::string("none")));
-  o.seed_offset = get("seed_offset", std::int64_t{0});
-  o.cache = get("cache", true);
-  return o;
+  json core = json::object();
+  if (params.is_object())
+    for (auto& [k, v] : params.items())
+      if (!declares(plugin_params, k)) core[k] = v;
+  return binder_of<DatasetOptions>().read(Params(std::move(core)));
 }
 
 }  // namespace dualgap

@@ -129,11 +129,15 @@ void hold_out_validation(Data& data, double fraction, std::uint64_t seed, json& 
   data.train = data.train.select(tr);
 }
 
-Data load_data(const LoadedPlugin& plugin, const json& params, const DatasetContext& ctx, double validation,
+Data load_data(const LoadedPlugin& plugin, const json& params, const DatasetContext& context, double validation,
                json* info) {
   const auto& own_schema = plugin.description->params;
   const DatasetOptions opt = DatasetOptions::from(params, own_schema);
-  auto ds = create_object<DatasetPlugin>(plugin, Params(params));
+  // The plugin receives its own keys; of the core's, only seed_offset concerns it (a generator's
+  // other draw), through the context.
+  DatasetContext ctx = context;
+  ctx.seed_offset = static_cast<std::uint64_t>(opt.seed_offset);
+  auto ds = create_object<DatasetPlugin>(plugin, Params(plugin_own_params(params, own_schema)));
   // Only data read from files are cached (a generator is as fast as the cache); the key holds
   // the seed unless the plugin says its data do not depend on it (every parser here does; the
   // default keeps a third-party plugin that draws at random from being served another seed's data).
@@ -143,9 +147,12 @@ Data load_data(const LoadedPlugin& plugin, const json& params, const DatasetCont
   if (reads_files) {
     const std::string dir = opt.cache ? ctx.cache_dir : "";
     const bool seeded = ds->depends_on_seed();
+    // A plugin whose data depend on the seed sees seed_offset too: both are in the key (the
+    // offset only when it is set, so that the keys of offset 0 stay those of the seed alone).
+    const std::uint64_t seed_key = ctx.seed_offset ? derive_seed(ctx.seed, "seed_offset", ctx.seed_offset) : ctx.seed;
     const std::uint64_t key = dir.empty() ? 0
                               : data_cache_key(plugin.description->name, plugin.path,
-                                               plugin_own_params(params, own_schema), seeded ? &ctx.seed : nullptr);
+                                               plugin_own_params(params, own_schema), seeded ? &seed_key : nullptr);
     data = load_with_cache(dir, plugin.description->name, key, [&] { return ds->load(ctx); });
   } else {
     data = ds->load(ctx);

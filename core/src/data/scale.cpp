@@ -8,15 +8,6 @@
 
 namespace dualgap {
 
-Scaling parse_scaling(const std::string& s) {
-  if (s == "none") return Scaling::none;
-  if (s == "minmax01") return Scaling::minmax01;
-  if (s == "minmax11") return Scaling::minmax11;
-  if (s == "maxabs") return Scaling::maxabs;
-  if (s == "standardize") return Scaling::standardize;
-  throw DataError("unknown scaling '" + s + "' (none, minmax01, minmax11, maxabs, standardize)");
-}
-
 const char* to_string(Scaling s) {
   switch (s) {
     case Scaling::minmax01: return "minmax01";

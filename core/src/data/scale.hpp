@@ -9,7 +9,6 @@
 namespace dualgap {
 
 enum class Scaling { none, minmax01, minmax11, maxabs, standardize };
-DUALGAP_API Scaling parse_scaling(const std::string& s);
 DUALGAP_API const char* to_string(Scaling s);
 
 /// Fits the scaling on `train` and applies it to both (test may be empty). Constant features

@@ -34,6 +34,15 @@ bool is_integer_value(const json& v) {
   return false;
 }
 
+// "auto" or "a, b or c": the names an integer parameter accepts in place of a number.
+std::string named_list(const ParamSpec& p) {
+  std::vector<std::string> names;
+  for (auto& [name, value] : p.named.items()) names.push_back(name);
+  std::string s;
+  for (std::size_t k = 0; k < names.size(); ++k) s += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+  return s;
+}
+
 // Checks one value; returns it converted to the canonical JSON form of the type.
 json check_value(const ParamSpec& p, const json& v_in, const std::string& what, const Locator& where,
                  const json* vars) {
@@ -59,7 +68,10 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
       if (!v.is_boolean()) return fail("true or false");
       return v;
     case ParamType::integer:
-      if (!is_integer_value(v)) return fail("an integer");
+      // A name the plugin accepts in place of a number (threads: auto) stays a name here: its
+      // number is the one of the machine the run runs on (resolve_expressions).
+      if (v.is_string() && p.named.contains(v.get<std::string>())) return v;
+      if (!is_integer_value(v)) return fail(p.named.empty() ? "an integer" : "an integer or " + named_list(p));
       check_range(v.get<double>());
       return json(static_cast<std::int64_t>(v.get<double>()));
     case ParamType::real: {
@@ -163,9 +175,11 @@ json apply_schema(const std::vector<ParamSpec>& schema, const json& given, const
 
 json resolve_expressions(const std::vector<ParamSpec>& schema, const json& values, const json& vars) {
   json out = values;
-  for (auto& p : schema)
-    if (p.type == ParamType::real && out.contains(p.name) && out[p.name].is_string())
-      out[p.name] = check_value(p, out[p.name], "parameter", nullptr, &vars);
+  for (auto& p : schema) {
+    if (!out.contains(p.name) || !out[p.name].is_string()) continue;
+    if (p.type == ParamType::real) out[p.name] = check_value(p, out[p.name], "parameter", nullptr, &vars);
+    else if (p.named.contains(out[p.name].get<std::string>())) out[p.name] = p.named.at(out[p.name].get<std::string>());
+  }
   return out;
 }
 

@@ -27,7 +27,8 @@ using Locator = std::function<std::string(const std::string& key)>;
 DUALGAP_API json apply_schema(const std::vector<ParamSpec>& schema, const json& given,
                               const std::string& what, const Locator& where, const json* vars);
 
-/// Evaluates the expressions left in real-typed parameters, once n, d, K are known.
+/// Evaluates the expressions left in real-typed parameters, once n, d, K are known, and
+/// replaces the names integer parameters accept (threads: auto) by their numbers.
 DUALGAP_API json resolve_expressions(const std::vector<ParamSpec>& schema, const json& values,
                                      const json& vars);
 

@@ -67,24 +67,55 @@ bool blank_or_comment(std::string_view line) {
 
 class DenseTextDataset final : public DatasetPlugin {
  public:
-  explicit DenseTextDataset(const Params& p)
-      : test_(p.get_or<std::string>("test", "")),
-        train_(p.get<std::string>("train")),
-        name_(p.get<std::string>("name")),
-        label_column_(p.get<std::string>("label_column")),
-        drop_columns_(p.get<std::vector<std::int64_t>>("drop_columns")),
-        header_(p.get<std::string>("header")),
-        separator_(p.get<std::string>("separator")) {
-    if (label_column_.empty()) throw ParamError("dense_text: label_column is empty (first, last, a 0-based number or a header name)");
-    if (label_column_ != "first" && label_column_ != "last") {
-      std::int64_t c;
-      label_by_name_ = !parse_index(label_column_, c);
-      if (label_by_name_ && header_ == "no")
-        throw ParamError("dense_text: label_column '" + label_column_ + "' names a header column, but header is 'no'");
+  enum class Header { automatic, yes, no };
+
+  struct Options {
+    std::string train;
+    std::string name;
+    std::string label_column = "first";
+    std::vector<std::int64_t> drop_columns;
+    Header header = Header::automatic;
+    std::optional<Sep> separator;  ///< none: auto
+    std::optional<std::string> test;
+
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::train, "train", "training file (plain, .gz or .bz2)").path().required();
+      b.field(&Options::name, "name", "data set name in the results (default: the train file name)");
+      b.field(&Options::label_column, "label_column",
+              "column of the label: first, last, a 0-based column number written as a string (\"1\"), or a header name");
+      b.field(&Options::drop_columns, "drop_columns", "0-based columns to ignore (e.g. a row id: [0])").min(0);
+      b.choice(&Options::header, "header", {{"auto", Header::automatic}, {"yes", Header::yes}, {"no", Header::no}},
+               "first data line is a header: auto = unless its label and at least half of its feature fields are "
+               "numbers (nan and inf count; with string labels, at least half of its feature fields); a first line "
+               "taken as a header is named in a warning, one taken as data is checked like any other line");
+      b.choice(&Options::separator, "separator",
+               {{"auto", std::nullopt}, {"whitespace", Sep::whitespace}, {"comma", Sep::comma}, {"tab", Sep::tab},
+                {"semicolon", Sep::semicolon}},
+               "field separator; auto = comma if the first line has one, else semicolon, else whitespace");
+      test_file_field(b, &Options::test);
     }
-    for (auto c : drop_columns_)
-      if (c < 0) throw ParamError("dense_text: drop_columns must be 0-based column numbers, got " + std::to_string(c));
-  }
+    /// Whether label_column names a header column (not first, last or a number).
+    bool label_by_name() const {
+      std::int64_t c;
+      return label_column != "first" && label_column != "last" && !parse_index(label_column, c);
+    }
+    bool validate(std::string* error) const {
+      if (label_column.empty()) *error = "label_column is empty (first, last, a 0-based number or a header name)";
+      else if (label_by_name() && header == Header::no)
+        *error = "label_column '" + label_column + "' names a header column, but header is 'no'";
+      return error->empty();
+    }
+  };
+
+  explicit DenseTextDataset(const Options& o)
+      : test_(o.test.value_or("")),
+        train_(o.train),
+        name_(o.name),
+        label_column_(o.label_column),
+        drop_columns_(o.drop_columns),
+        header_(o.header),
+        separator_(o.separator),
+        label_by_name_(o.label_by_name()) {}
 
   Data load(const DatasetContext&) override {
     const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
@@ -101,10 +132,7 @@ class DenseTextDataset final : public DatasetPlugin {
   };
 
   Sep pick_separator(std::string_view first_line) const {
-    if (separator_ == "whitespace") return Sep::whitespace;
-    if (separator_ == "comma") return Sep::comma;
-    if (separator_ == "tab") return Sep::tab;
-    if (separator_ == "semicolon") return Sep::semicolon;
+    if (separator_) return *separator_;
     if (first_line.find(',') != std::string_view::npos) return Sep::comma;
     if (first_line.find(';') != std::string_view::npos) return Sep::semicolon;
     return Sep::whitespace;
@@ -166,8 +194,8 @@ class DenseTextDataset final : public DatasetPlugin {
   /// empty, nan or mistyped thus leaves a data line data, to be reported as on any other line.
   /// `next` is the next data line's fields (empty when there is none).
   bool is_header(const std::vector<std::string_view>& f, const Layout& L, const std::vector<std::string_view>& next) const {
-    if (header_ == "yes" || label_by_name_) return true;
-    if (header_ == "no") return false;
+    if (header_ == Header::yes || label_by_name_) return true;
+    if (header_ == Header::no) return false;
     std::size_t features = 0, numbers = 0;
     // A line may have more or fewer fields than the layout (the caller then reports the count).
     for (std::size_t c = 0; c < std::min(f.size(), L.columns); ++c)
@@ -233,7 +261,7 @@ class DenseTextDataset final : public DatasetPlugin {
         throw data_error(path, head[0].first, "header has " + std::to_string(f.size()) + " columns, expected " +
                                                   std::to_string(L.columns));
       out.had_header = true;
-      if (header_ == "auto" && !label_by_name_)
+      if (header_ == Header::automatic && !label_by_name_)
         std::fprintf(stderr, "warning: %s:%zu: the first line is taken as a header (header: auto; fields %s): set "
                              "header: no if it is data\n",
                      path.c_str(), head[0].first, first_fields(f).c_str());
@@ -321,30 +349,14 @@ class DenseTextDataset final : public DatasetPlugin {
   std::string test_;
   std::string train_, name_, label_column_;
   std::vector<std::int64_t> drop_columns_;
-  std::string header_, separator_;
-  bool label_by_name_ = false;
+  Header header_;
+  std::optional<Sep> separator_;
+  bool label_by_name_;
 };
 
 PluginDescription describe() {
-  ParamSpec drop{"drop_columns", ParamType::int_list, json::array(), 0.0, std::nullopt, {},
-                 "0-based columns to ignore (e.g. a row id: [0])"};
-  std::vector<ParamSpec> ps{
-      path_param("train", nullptr, "training file (plain, .gz or .bz2)"),
-      string_param("name", "", "data set name in the results (default: the train file name)"),
-      string_param("label_column", "first",
-                   "column of the label: first, last, a 0-based column number written as a string (\"1\"), or a header name"),
-      drop,
-      choice_param("header", "auto", {"auto", "yes", "no"},
-                   "first data line is a header: auto = unless its label and at least half of its feature fields are "
-                   "numbers (nan and inf count; with string labels, at least half of its feature fields); a first line "
-                   "taken as a header is named in a warning, one taken as data is checked like any other line"),
-      choice_param("separator", "auto", {"auto", "whitespace", "comma", "tab", "semicolon"},
-                   "field separator; auto = comma if the first line has one, else semicolon, else whitespace"),
-  };
-  ps.push_back(test_file_param());
-  return describe_plugin<DenseTextDataset>(Kind::dataset, "dense_text", "1.0.0",
-                                           "Dense delimited text files, label + features per line (ESL USPS/vowel, UCI CSV)",
-                                           std::move(ps));
+  return describe_dataset<DenseTextDataset>(
+      "dense_text", "1.0.0", "Dense delimited text files, label + features per line (ESL USPS/vowel, UCI CSV)");
 }
 
 }  // namespace

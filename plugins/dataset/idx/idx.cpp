@@ -85,18 +85,37 @@ IdxArray parse_idx(std::string_view b, const std::string& path) {
 
 class IdxDataset final : public DatasetPlugin {
  public:
-  explicit IdxDataset(const Params& p)
-      : test_(p.get_or<std::string>("test", "")),
-        train_(p.get<std::string>("train")),
-        train_labels_(p.get<std::string>("train_labels")),
-        test_labels_(p.get_or<std::string>("test_labels", "")),
-        name_(p.get<std::string>("name")),
-        pixel_scale_(p.get<double>("pixel_scale")) {
-    if (!test_.empty() && test_labels_.empty())
-      throw ParamError("idx: 'test' (images) is given but 'test_labels' is not");
-    if (test_.empty() && !test_labels_.empty())
-      throw ParamError("idx: 'test_labels' is given but 'test' (images) is not");
-  }
+  struct Options {
+    std::string train;
+    std::string train_labels;
+    std::optional<std::string> test_labels;
+    std::string name;
+    double pixel_scale = 1.0 / 255.0;
+    std::optional<std::string> test;
+
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::train, "train", "IDX images file (e.g. t10k-images-idx3-ubyte.gz)").path().required();
+      b.field(&Options::train_labels, "train_labels", "IDX labels file of the training images").path().required();
+      b.field(&Options::test_labels, "test_labels", "IDX labels file of the test images (given with test: both or neither)").path();
+      b.field(&Options::name, "name", "data set name in the results (default: the images file name)");
+      b.field(&Options::pixel_scale, "pixel_scale", "factor applied to every value (1/255 maps MNIST pixels to [0, 1])");
+      test_file_field(b, &Options::test);
+    }
+    bool validate(std::string* error) const {
+      const bool images = !test.value_or("").empty(), labels = !test_labels.value_or("").empty();
+      if (images && !labels) *error = "'test' (images) is given but 'test_labels' is not";
+      if (!images && labels) *error = "'test_labels' is given but 'test' (images) is not";
+      return error->empty();
+    }
+  };
+
+  explicit IdxDataset(const Options& o)
+      : test_(o.test.value_or("")),
+        train_(o.train),
+        train_labels_(o.train_labels),
+        test_labels_(o.test_labels.value_or("")),
+        name_(o.name),
+        pixel_scale_(o.pixel_scale) {}
 
   Data load(const DatasetContext&) override {
     const bool has_test = !test_.empty();
@@ -175,18 +194,7 @@ class IdxDataset final : public DatasetPlugin {
 };
 
 PluginDescription describe() {
-  ParamSpec test_labels = path_param("test_labels", nullptr, "IDX labels file of the test images");
-  test_labels.optional = true;
-  std::vector<ParamSpec> ps{
-      path_param("train", nullptr, "IDX images file (e.g. t10k-images-idx3-ubyte.gz)"),
-      path_param("train_labels", nullptr, "IDX labels file of the training images"),
-      test_labels,
-      string_param("name", "", "data set name in the results (default: the images file name)"),
-      real_param("pixel_scale", 1.0 / 255.0, "factor applied to every value (1/255 maps MNIST pixels to [0, 1])"),
-  };
-  ps.push_back(test_file_param());
-  return describe_plugin<IdxDataset>(Kind::dataset, "idx", "1.0.0",
-                                     "IDX image/label files (LeCun et al., MNIST database)", std::move(ps));
+  return describe_dataset<IdxDataset>("idx", "1.0.0", "IDX image/label files (LeCun et al., MNIST database)");
 }
 
 }  // namespace

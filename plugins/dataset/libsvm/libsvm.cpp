@@ -142,16 +142,39 @@ Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std:
   return ex;
 }
 
+enum class IndexBase { automatic, one, zero };
+
 class LibsvmDataset final : public DatasetPlugin {
  public:
-  explicit LibsvmDataset(const Params& p)
-      : params_(p),
-        test_(p.get_or<std::string>("test", "")),
-        train_(p.get<std::string>("train")),
-        name_(p.get_or<std::string>("name", "")),
-        dense_(p.get<bool>("dense")),
-        index_base_(p.get<std::string>("index_base")),
-        num_features_(p.get<std::int64_t>("num_features")) {}
+  struct Options {
+    std::string train;
+    std::string name;
+    bool dense = false;
+    IndexBase index_base = IndexBase::automatic;
+    std::int64_t num_features = 0;
+    std::optional<std::string> test;
+
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::train, "train", "training file in LIBSVM format (plain, .gz or .bz2)").path().required();
+      b.field(&Options::name, "name", "data set name in the results (default: the train file name)");
+      b.field(&Options::dense, "dense", "store the features as a dense matrix instead of sparse CSR");
+      b.choice(&Options::index_base, "index_base",
+               {{"auto", IndexBase::automatic}, {"1", IndexBase::one}, {"0", IndexBase::zero}},
+               "feature index of the first column: 1 (LIBSVM), 0, or auto (0 when index 0 occurs)");
+      b.field(&Options::num_features, "num_features",
+              "number of features (0 = largest index seen in train and test; an index beyond it is an error)")
+          .min(0);
+      test_file_field(b, &Options::test);
+    }
+  };
+
+  explicit LibsvmDataset(const Options& o)
+      : test_(o.test.value_or("")),
+        train_(o.train),
+        name_(o.name),
+        dense_(o.dense),
+        index_base_(o.index_base),
+        num_features_(o.num_features) {}
 
   Data load(const DatasetContext&) override {
     const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
@@ -177,8 +200,8 @@ class LibsvmDataset final : public DatasetPlugin {
                            " an index:value pair (a LIBSVM line is '<label> <index>:<value> ...')");
     // Index base: LIBSVM files are 1-based; "auto" switches to 0-based when index 0 occurs.
     std::int64_t base = 1;
-    if (index_base_ == "0") base = 0;
-    else if (index_base_ == "auto" && (tr.first_zero_line || te.first_zero_line)) base = 0;
+    if (index_base_ == IndexBase::zero) base = 0;
+    else if (index_base_ == IndexBase::automatic && (tr.first_zero_line || te.first_zero_line)) base = 0;
     if (base == 1) {
       for (const ParsedFile* f : {&tr, &te})
         if (f->first_zero_line)
@@ -243,27 +266,16 @@ class LibsvmDataset final : public DatasetPlugin {
                                      " (a stray index? set num_features if the dimension is meant)");
   }
 
-  Params params_;
   std::string test_;
   std::string train_, name_;
   bool dense_;
-  std::string index_base_;
+  IndexBase index_base_;
   std::int64_t num_features_;
 };
 
 PluginDescription describe() {
-  std::vector<ParamSpec> ps{
-      path_param("train", nullptr, "training file in LIBSVM format (plain, .gz or .bz2)"),
-      string_param("name", "", "data set name in the results (default: the train file name)"),
-      bool_param("dense", false, "store the features as a dense matrix instead of sparse CSR"),
-      choice_param("index_base", "auto", {"auto", "1", "0"},
-                   "feature index of the first column: 1 (LIBSVM), 0, or auto (0 when index 0 occurs)"),
-      int_param("num_features", 0, "number of features (0 = largest index seen in train and test)", 0.0),
-  };
-  ps.push_back(test_file_param());
-  return describe_plugin<LibsvmDataset>(Kind::dataset, "libsvm", "1.0.0",
-                                        "LIBSVM/SVMlight sparse text files (Chang & Lin, LIBSVM, ACM TIST 2011)",
-                                        std::move(ps));
+  return describe_dataset<LibsvmDataset>("libsvm", "1.0.0",
+                                         "LIBSVM/SVMlight sparse text files (Chang & Lin, LIBSVM, ACM TIST 2011)");
 }
 
 }  // namespace

@@ -16,18 +16,36 @@ constexpr int kPixels = 128;
 
 class OcrLetters final : public dualgap::DatasetPlugin {
  public:
-  explicit OcrLetters(const dualgap::Params& p)
-      : path_(p.get<std::string>("path")),
-        train_folds_(p.get<std::vector<int>>("train_folds")),
-        test_folds_(p.get<std::vector<int>>("test_folds")),
-        max_train_(p.get<int>("max_train_words")), max_test_(p.get<int>("max_test_words")),
-        bias_(p.get<bool>("bias")) {
-    for (int f : train_folds_)
-      if (f < 0 || f > 9) throw dualgap::ParamError("ocr_letters: train_folds must lie in 0..9");
-    for (int f : test_folds_)
-      if (f < 0 || f > 9) throw dualgap::ParamError("ocr_letters: test_folds must lie in 0..9");
-    if (train_folds_.empty()) throw dualgap::ParamError("ocr_letters: train_folds is empty");
-  }
+  struct Options {
+    std::string path = "${DUALGAP_DATA}/ocr/ocr_letters.tsv.gz";
+    std::vector<int> train_folds = {0};
+    std::vector<int> test_folds;
+    int max_train_words = 0;
+    int max_test_words = 0;
+    bool bias = false;
+
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::path, "path", "the letters file (shared/data/README.md, section ocr)").path();
+      b.field(&Options::train_folds, "train_folds",
+              "folds (0..9) used for training (fold 0: 626 words, the paper's \"ocr\" split)")
+          .range(0, 9);
+      b.field(&Options::test_folds, "test_folds", "folds used for testing; empty: every fold not used for training")
+          .range(0, 9);
+      b.field(&Options::max_train_words, "max_train_words", "keep only the first words of train (0: all)").min(0);
+      b.field(&Options::max_test_words, "max_test_words",
+              "keep only the first words of test (0: all; caps the cost of the test error)")
+          .min(0);
+      b.field(&Options::bias, "bias", "append a constant-1 feature to every letter");
+    }
+    bool validate(std::string* error) const {
+      if (train_folds.empty()) *error = "train_folds is empty";
+      return error->empty();
+    }
+  };
+
+  explicit OcrLetters(const Options& o)
+      : path_(o.path), train_folds_(o.train_folds), test_folds_(o.test_folds), max_train_(o.max_train_words),
+        max_test_(o.max_test_words), bias_(o.bias) {}
 
   bool depends_on_seed() const override { return false; }
   dualgap::Data load(const dualgap::DatasetContext&) override {
@@ -142,25 +160,9 @@ class OcrLetters final : public dualgap::DatasetPlugin {
 };
 
 dualgap::PluginDescription describe() {
-  auto folds = [](std::string name, dualgap::json def, std::string doc) {
-    dualgap::ParamSpec s;
-    s.name = std::move(name);
-    s.type = dualgap::ParamType::int_list;
-    s.default_value = std::move(def);
-    s.doc = std::move(doc);
-    return s;
-  };
-  return dualgap::describe_plugin<OcrLetters>(
-      dualgap::Kind::dataset, "ocr_letters", "1.0.0",
-      "Taskar OCR words as chain-labeling data (Taskar et al., NIPS 2003; Shah et al., CVPR 2015)",
-      {dualgap::path_param("path", "${DUALGAP_DATA}/ocr/ocr_letters.tsv.gz",
-                           "the letters file (shared/data/README.md, section ocr)"),
-       folds("train_folds", dualgap::json::array({0}), "folds (0..9) used for training"),
-       folds("test_folds", dualgap::json::array(),
-             "folds used for testing; empty: every fold not used for training"),
-       dualgap::int_param("max_train_words", 0, "keep only the first words of train (0: all)", 0),
-       dualgap::int_param("max_test_words", 0, "keep only the first words of test (0: all)", 0),
-       dualgap::bool_param("bias", false, "append a constant-1 feature to every letter")});
+  return dualgap::describe_dataset<OcrLetters>(
+      "ocr_letters", "1.0.0",
+      "Taskar OCR words as chain-labeling data (Taskar et al., NIPS 2003; Shah et al., CVPR 2015)");
 }
 
 }  // namespace

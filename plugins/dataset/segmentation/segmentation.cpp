@@ -174,14 +174,39 @@ std::vector<int> slic_superpixels(const Image& im, int S, double m, int iteratio
   return out;
 }
 
+enum class Superpixels { slic, grid };
+enum class Labels { binary, bands };
+
 class Segmentation final : public dualgap::DatasetPlugin {
  public:
-  explicit Segmentation(const dualgap::Params& p)
-      : dir_(p.get<std::string>("dir")), num_images_(p.get<int>("num_images")),
-        method_(p.get<std::string>("superpixels")),
-        size_(p.get<int>("superpixel_size")), compactness_(p.get<double>("compactness")),
-        iterations_(p.get<int>("slic_iterations")), labels_(p.get<std::string>("labels")),
-        bands_(p.get<int>("bands")) {}
+  struct Options {
+    std::string dir = "${DUALGAP_DATA}/weizmann_horse";
+    int num_images = 100;
+    Superpixels superpixels = Superpixels::slic;
+    int superpixel_size = 20;
+    double compactness = 20.0;
+    int slic_iterations = 5;
+    Labels labels = Labels::binary;
+    int bands = 2;
+
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::dir, "dir", "folder with gray/*.jpg and figure_ground/*.jpg").path();
+      b.field(&Options::num_images, "num_images", "use the first images in name order (0: all 328)").min(0);
+      b.choice(&Options::superpixels, "superpixels", {{"slic", Superpixels::slic}, {"grid", Superpixels::grid}},
+               "over-segmentation method");
+      b.field(&Options::superpixel_size, "superpixel_size", "SLIC grid step S / grid cell side, in pixels").min(2);
+      b.field(&Options::compactness, "compactness", "SLIC m: intensity (0..255) weight vs space").min(1e-6);
+      b.field(&Options::slic_iterations, "slic_iterations", "SLIC k-means iterations").min(1);
+      b.choice(&Options::labels, "labels", {{"binary", Labels::binary}, {"bands", Labels::bands}},
+               "binary figure/ground, or 2*bands labels: fg/bg x intensity band (the multi-label variant for "
+               "potts_expansion)");
+      b.field(&Options::bands, "bands", "intensity bands per side for labels = bands").range(1, 8);
+    }
+  };
+
+  explicit Segmentation(const Options& o)
+      : dir_(o.dir), num_images_(o.num_images), method_(o.superpixels), size_(o.superpixel_size),
+        compactness_(o.compactness), iterations_(o.slic_iterations), labels_(o.labels), bands_(o.bands) {}
 
   bool depends_on_seed() const override { return false; }
 
@@ -201,9 +226,10 @@ class Segmentation final : public dualgap::DatasetPlugin {
     // The core caches the images' graphs once for every repeat and splits them into train and
     // test (`test_fraction`, a core data key) with the repeat's seed, as for any data set.
     dualgap::Data data = build(dir, names);
-    data.name = labels_ == "binary" ? "horse" : "horse-bands";
-    data.source = dir + " (" + std::to_string(data.train.num_examples()) + " images, " + method_ +
-                  " superpixels of size " + std::to_string(size_) + ", labels " + labels_ + ")";
+    data.name = labels_ == Labels::binary ? "horse" : "horse-bands";
+    data.source = dir + " (" + std::to_string(data.train.num_examples()) + " images, " +
+                  (method_ == Superpixels::slic ? "slic" : "grid") + " superpixels of size " + std::to_string(size_) +
+                  ", labels " + (labels_ == Labels::binary ? "binary" : "bands") + ")";
     return data;
   }
 
@@ -211,7 +237,7 @@ class Segmentation final : public dualgap::DatasetPlugin {
   static constexpr int kHist = 16, kOri = 8, kPos = 4;
 
   dualgap::Data build(const std::string& dir, const std::vector<std::string>& names) const {
-    const int K = labels_ == "binary" ? 2 : 2 * bands_;
+    const int K = labels_ == Labels::binary ? 2 : 2 * bands_;
     const int d = kHist + 2 + 4 + 1 + kOri + kPos * kPos + 1;
     dualgap::Examples ex;
     ex.num_classes = K;
@@ -224,7 +250,7 @@ class Segmentation final : public dualgap::DatasetPlugin {
       if (im.w != mask.w || im.h != mask.h)
         throw dualgap::data_error(dir + "/figure_ground/" + name, 0, "mask size differs from the image");
       int count = 0;
-      const std::vector<int> sp = method_ == "slic"
+      const std::vector<int> sp = method_ == Superpixels::slic
                                       ? slic_superpixels(im, size_, compactness_, iterations_, count)
                                       : grid_superpixels(im, size_, count);
       const int W = im.w, H = im.h;
@@ -254,7 +280,7 @@ class Segmentation final : public dualgap::DatasetPlugin {
           fs[kHist + 7 + kOri + std::min(kPos - 1, int(yn * kPos)) * kPos + std::min(kPos - 1, int(xn * kPos))] += 1;
           npx[std::size_t(s)] += 1;
           const int fg = mask.px[p] >= 128 ? 1 : 0;
-          const int label = labels_ == "binary" ? fg : fg * bands_ + std::min(bands_ - 1, int(v * bands_));
+          const int label = labels_ == Labels::binary ? fg : fg * bands_ + std::min(bands_ - 1, int(v * bands_));
           votes[std::size_t(s) * K + label] += 1;
           if (x + 1 < W && sp[p + 1] != s) adj.emplace(std::min(s, sp[p + 1]), std::max(s, sp[p + 1]));
           if (y + 1 < H && sp[p + W] != s) adj.emplace(std::min(s, sp[p + W]), std::max(s, sp[p + W]));
@@ -291,30 +317,18 @@ class Segmentation final : public dualgap::DatasetPlugin {
 
   std::string dir_;
   int num_images_;
-  std::string method_;
+  Superpixels method_;
   int size_;
   double compactness_;
   int iterations_;
-  std::string labels_;
+  Labels labels_;
   int bands_;
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<Segmentation>(
-      dualgap::Kind::dataset, "segmentation", "1.0.0",
-      "Weizmann Horse figure/ground superpixel graphs (SLIC or grid), HorseSeg-like "
-      "(Shah et al., CVPR 2015, App. A)",
-      {dualgap::path_param("dir", "${DUALGAP_DATA}/weizmann_horse",
-                           "folder with gray/*.jpg and figure_ground/*.jpg"),
-       dualgap::int_param("num_images", 100, "use the first images in name order (0: all 328)", 0),
-       dualgap::choice_param("superpixels", "slic", {"slic", "grid"}, "over-segmentation method"),
-       dualgap::int_param("superpixel_size", 20, "SLIC grid step S / grid cell side, in pixels", 2),
-       dualgap::real_param("compactness", 20.0, "SLIC m: intensity (0..255) weight vs space", 1e-6),
-       dualgap::int_param("slic_iterations", 5, "SLIC k-means iterations", 1),
-       dualgap::choice_param("labels", "binary", {"binary", "bands"},
-                             "binary figure/ground, or 2*bands labels: fg/bg x intensity band "
-                             "(the multi-label variant for potts_expansion)"),
-       dualgap::int_param("bands", 2, "intensity bands per side for labels = bands", 1, 8)});
+  return dualgap::describe_dataset<Segmentation>(
+      "segmentation", "1.0.0",
+      "Weizmann Horse figure/ground superpixel graphs (SLIC or grid), HorseSeg-like (Shah et al., CVPR 2015, App. A)");
 }
 
 }  // namespace

@@ -11,12 +11,35 @@ namespace {
 
 class SyntheticChain final : public dualgap::DatasetPlugin {
  public:
-  explicit SyntheticChain(const dualgap::Params& p)
-      : n_train_(p.get<int>("n_train")), n_test_(p.get<int>("n_test")), K_(p.get<int>("K")),
-        d_(p.get<int>("d")), min_len_(p.get<int>("min_length")), max_len_(p.get<int>("max_length")),
-        noise_(p.get<double>("noise")), stay_(p.get<double>("stay")) {
-    if (min_len_ > max_len_) throw dualgap::ParamError("synthetic_chain: min_length > max_length");
-  }
+  struct Options {
+    int n_train = 50;
+    int n_test = 50;
+    int K = 4;
+    int d = 8;
+    int min_length = 3;
+    int max_length = 8;
+    double noise = 1.0;
+    double stay = 0.6;
+
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::n_train, "n_train", "training sequences").min(1);
+      b.field(&Options::n_test, "n_test", "test sequences").min(0);
+      b.field(&Options::K, "K", "number of labels").min(2);
+      b.field(&Options::d, "d", "features per unit").min(1);
+      b.field(&Options::min_length, "min_length", "shortest sequence (lengths are uniform in min_length..max_length)").min(1);
+      b.field(&Options::max_length, "max_length", "longest sequence (at least min_length)").min(1);
+      b.field(&Options::noise, "noise", "standard deviation of the feature noise").min(0);
+      b.field(&Options::stay, "stay", "probability that a label repeats at the next position").range(0, 1);
+    }
+    bool validate(std::string* error) const {
+      if (min_length > max_length) *error = "min_length > max_length";
+      return error->empty();
+    }
+  };
+
+  explicit SyntheticChain(const Options& o)
+      : n_train_(o.n_train), n_test_(o.n_test), K_(o.K), d_(o.d), min_len_(o.min_length), max_len_(o.max_length),
+        noise_(o.noise), stay_(o.stay) {}
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
     dualgap::SplitMix64 rng(dualgap::derive_seed(ctx.seed, "synthetic_chain", 0));
@@ -63,18 +86,9 @@ class SyntheticChain final : public dualgap::DatasetPlugin {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<SyntheticChain>(
-      dualgap::Kind::dataset, "synthetic_chain", "1.0.0",
-      "Synthetic Markov-chain sequence labeling data (tests of chain oracles and SSVM solvers)",
-      {dualgap::int_param("n_train", 50, "training sequences", 1),
-       dualgap::int_param("n_test", 50, "test sequences", 0),
-       dualgap::int_param("K", 4, "number of labels", 2),
-       dualgap::int_param("d", 8, "features per unit", 1),
-       dualgap::int_param("min_length", 3, "shortest sequence", 1),
-       dualgap::int_param("max_length", 8, "longest sequence", 1),
-       dualgap::real_param("noise", 1.0, "standard deviation of the feature noise", 0.0),
-       dualgap::real_param("stay", 0.6, "probability that a label repeats at the next position",
-                           0.0, 1.0)});
+  return dualgap::describe_dataset<SyntheticChain>(
+      "synthetic_chain", "1.0.0",
+      "Synthetic Markov-chain sequence labeling data (tests of chain oracles and SSVM solvers)");
 }
 
 }  // namespace

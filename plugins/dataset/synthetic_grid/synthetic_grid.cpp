@@ -12,10 +12,28 @@ namespace {
 
 class SyntheticGrid final : public dualgap::DatasetPlugin {
  public:
-  explicit SyntheticGrid(const dualgap::Params& p)
-      : n_train_(p.get<int>("n_train")), n_test_(p.get<int>("n_test")), K_(p.get<int>("K")),
-        d_(p.get<int>("d")), H_(p.get<int>("height")), W_(p.get<int>("width")),
-        noise_(p.get<double>("noise")) {}
+  struct Options {
+    int n_train = 20;
+    int n_test = 20;
+    int K = 2;
+    int d = 4;
+    int height = 8;
+    int width = 8;
+    double noise = 1.5;
+
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::n_train, "n_train", "training images").min(1);
+      b.field(&Options::n_test, "n_test", "test images").min(0);
+      b.field(&Options::K, "K", "number of labels (2 for graph_cut, more for potts_expansion)").min(2);
+      b.field(&Options::d, "d", "noisy features per unit (a constant 1 is appended)").min(1);
+      b.field(&Options::height, "height", "grid rows").min(1);
+      b.field(&Options::width, "width", "grid columns").min(1);
+      b.field(&Options::noise, "noise", "standard deviation of the feature noise").min(0);
+    }
+  };
+
+  explicit SyntheticGrid(const Options& o)
+      : n_train_(o.n_train), n_test_(o.n_test), K_(o.K), d_(o.d), H_(o.height), W_(o.width), noise_(o.noise) {}
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
     dualgap::SplitMix64 rng(dualgap::derive_seed(ctx.seed, "synthetic_grid", 0));
@@ -76,16 +94,8 @@ class SyntheticGrid final : public dualgap::DatasetPlugin {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<SyntheticGrid>(
-      dualgap::Kind::dataset, "synthetic_grid", "1.0.0",
-      "Synthetic 4-connected grid segmentation data (tests of graph-cut / Potts oracles)",
-      {dualgap::int_param("n_train", 20, "training images", 1),
-       dualgap::int_param("n_test", 20, "test images", 0),
-       dualgap::int_param("K", 2, "number of labels", 2),
-       dualgap::int_param("d", 4, "noisy features per unit (a constant 1 is appended)", 1),
-       dualgap::int_param("height", 8, "grid rows", 1),
-       dualgap::int_param("width", 8, "grid columns", 1),
-       dualgap::real_param("noise", 1.5, "standard deviation of the feature noise", 0.0)});
+  return dualgap::describe_dataset<SyntheticGrid>(
+      "synthetic_grid", "1.0.0", "Synthetic 4-connected grid segmentation data (tests of graph-cut / Potts oracles)");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // (n/K per class, the remainder to the first classes) in random order. With sparse: true each
 // coordinate of x is kept with probability `density` (at least one per example) and the matrix
 // is CSR. Deterministic: everything is drawn from one SplitMix64 stream seeded by the repeat's
-// data seed (DatasetContext::seed) and seed_offset, identical on every platform.
+// data seed and seed_offset (DatasetContext), identical on every platform.
 #include <algorithm>
 #include <cmath>
 
@@ -17,19 +17,34 @@ using namespace dualgap;
 
 class SyntheticMulticlass final : public DatasetPlugin {
  public:
-  explicit SyntheticMulticlass(const Params& p)
-      : seed_offset_(p.get_or<std::int64_t>("seed_offset", 0)),  // the core data option, shared with the splits
-        n_(p.get<std::int64_t>("n")),
-        n_test_(p.get<std::int64_t>("n_test")),
-        d_(p.get<std::int64_t>("d")),
-        K_(p.get<std::int64_t>("K")),
-        separation_(p.get<double>("separation")),
-        noise_(p.get<double>("noise")),
-        sparse_(p.get<bool>("sparse")),
-        density_(p.get<double>("density")) {}
+  struct Options {
+    std::int64_t n = 200;
+    std::int64_t n_test = 100;
+    std::int64_t d = 20;
+    std::int64_t K = 4;
+    double separation = 3.0;
+    double noise = 1.0;
+    bool sparse = false;
+    double density = 0.1;
+
+    static void bind(Binder<Options>& b) {
+      b.field(&Options::n, "n", "training examples").min(1);
+      b.field(&Options::n_test, "n_test", "test examples (0 = none; then test_fraction may split train)").min(0);
+      b.field(&Options::d, "d", "features").min(1);
+      b.field(&Options::K, "K", "classes").min(2);
+      b.field(&Options::separation, "separation", "distance of each class mean from the origin").min(0);
+      b.field(&Options::noise, "noise", "standard deviation of the isotropic Gaussian noise").min(0);
+      b.field(&Options::sparse, "sparse", "sparse CSR features: each coordinate kept with probability density");
+      b.field(&Options::density, "density", "fraction of nonzero coordinates when sparse").range(0, 1);
+    }
+  };
+
+  explicit SyntheticMulticlass(const Options& o)
+      : n_(o.n), n_test_(o.n_test), d_(o.d), K_(o.K), separation_(o.separation), noise_(o.noise), sparse_(o.sparse),
+        density_(o.density) {}
 
   Data load(const DatasetContext& ctx) override {
-    SplitMix64 rng(derive_seed(ctx.seed, "synthetic_multiclass", static_cast<std::uint64_t>(seed_offset_)));
+    SplitMix64 rng(derive_seed(ctx.seed, "synthetic_multiclass", ctx.seed_offset));
     const auto d = static_cast<Eigen::Index>(d_);
     DenseMatrix mu(K_, d);
     for (Eigen::Index k = 0; k < K_; ++k) {
@@ -86,7 +101,6 @@ class SyntheticMulticlass final : public DatasetPlugin {
     return ex;
   }
 
-  std::int64_t seed_offset_;
   std::int64_t n_, n_test_, d_, K_;
   double separation_, noise_;
   bool sparse_;
@@ -94,19 +108,8 @@ class SyntheticMulticlass final : public DatasetPlugin {
 };
 
 PluginDescription describe() {
-  std::vector<ParamSpec> ps{
-      int_param("n", 200, "training examples", 1.0),
-      int_param("n_test", 100, "test examples (0 = none; then test_fraction may split train)", 0.0),
-      int_param("d", 20, "features", 1.0),
-      int_param("K", 4, "classes", 2.0),
-      real_param("separation", 3.0, "distance of each class mean from the origin", 0.0),
-      real_param("noise", 1.0, "standard deviation of the isotropic Gaussian noise", 0.0),
-      bool_param("sparse", false, "sparse CSR features: each coordinate kept with probability density"),
-      real_param("density", 0.1, "fraction of nonzero coordinates when sparse", 0.0, 1.0),
-  };
-  return describe_plugin<SyntheticMulticlass>(Kind::dataset, "synthetic_multiclass", "1.0.0",
-                                              "Gaussian class clusters for tests and the quickstart (deterministic in the seed)",
-                                              std::move(ps));
+  return describe_dataset<SyntheticMulticlass>(
+      "synthetic_multiclass", "1.0.0", "Gaussian class clusters for tests and the quickstart (deterministic in the seed)");
 }
 
 }  // namespace

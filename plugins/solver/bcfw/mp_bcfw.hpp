@@ -100,7 +100,7 @@ class MpBcfw {
         averages_(opt.averaging, opt.multiplane, st.w.size()),
         checkpoints_(rec_, oracle, st, averages_, [this](dualgap::Iterate& it) { columns(it); }),
         inner_(opt.inner_steps, opt.inner),
-        batches_(opt.batch_size(), opt.batch_step == BatchStep::sequential, opt.thread_count(), oracle, ex, ctx) {
+        batches_(opt.batch_size(), opt.batch_step == BatchStep::sequential, opt.threads, oracle, ex, ctx) {
     if (opt_.working_sets()) ws_.keep_vectors(st.plane_size());
   }
 

@@ -33,7 +33,7 @@ struct Options {
   BlockStep block_step = BlockStep::automatic;
   int shrinking = 100;  ///< block_step exact: a pass over all blocks every `shrinking` passes (0 = off)
   bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
-  std::string threads = "1";  ///< a positive integer or "auto" (minibatch.hpp)
+  int threads = 1;            ///< threads of the exact oracle calls (minibatch.hpp); `auto`: the hardware threads
   int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
   BatchStep batch_step = BatchStep::common;  ///< how the blocks of a mini-batch step (minibatch.hpp)
 
@@ -45,18 +45,8 @@ struct Options {
             blocks != Blocks::dense && batch_size() == 1);
   }
   bool approximate_passes() const { return working_sets() && M > 0; }
-  /// Option threads as a number (auto: the hardware threads); 0 if it is neither.
-  int thread_count() const {
-    if (threads == "auto") return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    int t = 0;
-    for (char ch : threads) {
-      if (ch < '0' || ch > '9' || t > 4096) return 0;
-      t = 10 * t + (ch - '0');
-    }
-    return t;
-  }
   /// Blocks per mini-batch of an exact pass (1: BCFW's block-by-block pass).
-  int batch_size() const { return batch > 0 ? batch : thread_count(); }
+  int batch_size() const { return batch > 0 ? batch : threads; }
 
   static void bind(dualgap::Binder<Options>& b) {
     b.field(&Options::multiplane, "multiplane", "MP-BCFW: keep working sets and run approximate passes (Algorithm 3)");
@@ -120,7 +110,9 @@ struct Options {
             "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
             "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "
             "ICML 2016); approximate passes stay serial. The numbers depend on batch, not on threads "
-            "(but batch 0 follows threads)");
+            "(but batch 0 follows threads)")
+        .range(1, 4096)
+        .named("auto", std::clamp<long long>(std::thread::hardware_concurrency(), 1, 4096));
     b.field(&Options::batch, "batch",
             "blocks per mini-batch of an exact pass, whose oracle calls are made at the same w "
             "(0 = the thread count; 1 = BCFW's block-by-block pass)")
@@ -137,8 +129,6 @@ struct Options {
     else if (inner_steps > 0 && !working_sets()) *error = "inner_steps > 0 needs working sets (multiplane: true, N > 0)";
     else if (block_step == BlockStep::exact && (multiplane || inner_steps > 0 || blocks == Blocks::dense))
       *error = "block_step: exact has no working sets, inner steps or dense blocks (multiplane: false, inner_steps: 0, blocks: auto)";
-    else if (thread_count() < 1 || thread_count() > 4096)
-      *error = "threads expects a positive integer (at most 4096) or auto, got '" + threads + "'";
     else if (batch_size() > 1 && inner_steps > 0) *error = "inner_steps needs batch: 1 (one block per exact step)";
     else if (block_step == BlockStep::exact && batch_size() > 1)
       *error = "block_step: exact needs batch: 1 (each exact step solves one block against the current w)";

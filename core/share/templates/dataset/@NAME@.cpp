@@ -12,7 +12,8 @@
 //     through std::*_distribution, whose outputs differ between standard libraries.
 //   Errors are std::runtime_error naming the file, the line and what was expected, e.g.
 //     "zip.train.gz:1042: expected 256 features, found 255"; Examples::check() verifies sizes.
-//   Files are found through parameters of type path (${DUALGAP_DATA} is expanded by the core);
+//   Files are found through parameters of type path (a std::string field with .path();
+//     ${DUALGAP_DATA} is expanded by the core);
 //   dualgap/parse.hpp reads them (read_files, decompress, LineScanner, data_error, LabelMap).
 //   Return the data as read: the core applies the common `data:` keys (test_fraction,
 //   per_class, scale, validation, cache, ...) to every dataset plugin alike.
@@ -27,9 +28,26 @@ namespace {
 
 class @CLASS@ final : public dualgap::DatasetPlugin {
  public:
-  explicit @CLASS@(const dualgap::Params& p)
-      : n_(p.get<int>("n")), n_test_(p.get<int>("n_test")), d_(p.get<int>("d")),
-        K_(p.get<int>("K")), separation_(p.get<double>("separation")) {}
+  // The parameters, declared once (dualgap/options.hpp): the member initializers are the
+  // defaults, bind() gives each its YAML key, doc line and range; `dualgap describe @NAME@`
+  // prints them and the experiment file is checked against them.
+  struct Options {
+    int n = 200;
+    int n_test = 100;
+    int d = 10;
+    int K = 4;
+    double separation = 3.0;
+
+    static void bind(dualgap::Binder<Options>& b) {
+      b.field(&Options::n, "n", "training examples").min(1);
+      b.field(&Options::n_test, "n_test", "test examples").min(0);
+      b.field(&Options::d, "d", "features").min(1);
+      b.field(&Options::K, "K", "classes").min(2);
+      b.field(&Options::separation, "separation", "distance of each class centre from the origin").min(0);
+    }
+  };
+
+  explicit @CLASS@(const Options& o) : n_(o.n), n_test_(o.n_test), d_(o.d), K_(o.K), separation_(o.separation) {}
 
   dualgap::Data load(const dualgap::DatasetContext& ctx) override {
     dualgap::SplitMix64 rng(ctx.seed);
@@ -64,14 +82,7 @@ class @CLASS@ final : public dualgap::DatasetPlugin {
 };
 
 dualgap::PluginDescription describe() {
-  return dualgap::describe_plugin<@CLASS@>(
-      dualgap::Kind::dataset, "@NAME@", "0.1.0",
-      "Gaussian class clusters [dualgap new-plugin skeleton]",
-      {dualgap::int_param("n", 200, "training examples", 1),
-       dualgap::int_param("n_test", 100, "test examples", 0),
-       dualgap::int_param("d", 10, "features", 1),
-       dualgap::int_param("K", 4, "classes", 2),
-       dualgap::real_param("separation", 3.0, "distance of each class centre from the origin", 0.0)});
+  return dualgap::describe_dataset<@CLASS@>("@NAME@", "0.1.0", "Gaussian class clusters [dualgap new-plugin skeleton]");
 }
 
 }  // namespace
