@@ -169,6 +169,34 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
   CHECK(r.output.find("normalize") != std::string::npos);
   CHECK(r.output.find("offers: [structured]") != std::string::npos);
 
+  // The skeleton's README gets its parameter table from the built plugin; --check then holds,
+  // and fails naming the README's line once the table is edited by hand.
+  for (const std::string kind : kinds) {
+    const fs::path readme = src / ("probe_" + kind) / "README.md";
+    const std::string describe = "describe " + name_of.at(kind) + " --kind " + kind + " --readme " + q(readme);
+    r = s.cli(describe + " --check", plugins);
+    CHECK(r.status == 1);  // the skeleton holds a placeholder between the markers
+    r = s.cli(describe, plugins);
+    INFO(r.output);
+    CHECK(r.status == 0);
+    r = s.cli(describe + " --check", plugins);
+    INFO(r.output);
+    CHECK(r.status == 0);
+  }
+  {
+    const fs::path readme = src / "probe_oracle" / "README.md";
+    std::string text = dualgap::read_file(readme.string());
+    const auto row = text.find("| `normalize` |");
+    REQUIRE(row != std::string::npos);
+    text.insert(row + 2, "x");
+    std::ofstream(readme) << text;
+    r = s.cli("describe options --kind oracle --readme " + q(readme) + " --check", plugins);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find(readme.string() + ":") != std::string::npos);
+    CHECK(r.output.find("README:   | x`normalize` |") != std::string::npos);
+  }
+
   // The generated experiments, with the built-in plugins they name.
   const fs::path builtin = s.libdir / "dualgap" / "plugins";
   for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so", "dualgap_multiclass.so"})

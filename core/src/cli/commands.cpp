@@ -51,13 +51,18 @@ const std::vector<Command>& commands() {
        "Plugin path: the build tree, the install tree, then the folders of DUALGAP_PLUGIN_PATH\n"
        "(colon-separated); a later folder wins when two plugins of a kind have one name.\n",
        plugins_main},
-      {"describe", "PLUGIN [--kind KIND]",
+      {"describe", "PLUGIN [--kind KIND] [--markdown | --readme FILE [--check]]",
        "print a plugin's summary and parameter schema",
        describe_options,
        {{"plugin", "PLUGIN", "a plugin name (see 'dualgap plugins')", true, false, nullptr}},
        "Prints the summary, the plugin's file, the oracle interfaces a solver needs or an oracle\n"
        "offers (with the loaded plugins on the other side) and the parameter schema (name, type,\n"
-       "default, range, doc).\n",
+       "default, range, doc).\n"
+       "--markdown prints the schema as the Markdown table of the plugin's README; --readme FILE writes\n"
+       "that table into FILE between the lines <!-- params:begin --> and <!-- params:end -->, and with\n"
+       "--check only compares them. Exit status: 0 ok (the table as written), 1 the README's table differs\n"
+       "(its first differing line is named) or the README has no such lines, 2 bad usage or no such plugin.\n"
+       "Every README of the dualgap tree: cmake --build build --target params_tables.\n",
        describe_main},
       {"compare", "RESULTS... [options]",
        "tables, HTML report and figures from recorded runs",

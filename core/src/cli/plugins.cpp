@@ -8,7 +8,9 @@
 
 #include "base/json_text.hpp"
 #include "base/util.hpp"
+#include "base/files.hpp"
 #include "cli/entries.hpp"
+#include "cli/params_table.hpp"
 #include "data/options.hpp"
 #include "plugins/loader.hpp"
 
@@ -62,6 +64,7 @@ void print_schema(const PluginDescription& d) {
       range = fmt::format(" range [{}, {}]", s.min ? fmt::format("{}", *s.min) : "-inf",
                           s.max ? fmt::format("{}", *s.max) : "inf");
     if (!s.choices.empty()) range = fmt::format(" one of {{{}}}", fmt::join(s.choices, ", "));
+    for (auto& [name, value] : s.named.items()) range += " or " + name;
     std::string def = s.default_value.is_null() ? (s.optional ? "optional" : "required") : "default " + json_text(s.default_value);
     std::cout << fmt::format("  {:<18} {:<14} {}{}\n      {}\n", s.name, to_string(s.type), def, range, s.doc);
   }
@@ -109,12 +112,54 @@ int plugins_main(const Args& a) {
   return 0;
 }
 
-void describe_options(po::options_description& d) { d.add_options()("kind", kind_choice(), "disambiguate by kind"); }
+void describe_options(po::options_description& d) {
+  d.add_options()("kind", kind_choice(), "disambiguate by kind")(
+      "markdown", "print only the parameter table, in Markdown (the table of the plugin's README)")(
+      "readme", output_path(),
+      "write the parameter table into this README, between its lines <!-- params:begin --> and "
+      "<!-- params:end -->")("check", "with --readme: write nothing; exit 1 naming the README's first line that "
+                                      "differs from the table");
+}
+
+namespace {
+
+/// --markdown and --readme: the table of exactly one plugin.
+int describe_table(const Args& a, const LoadedPlugin& plugin) {
+  const PluginDescription& d = *plugin.description;
+  const std::string table = params_markdown(d);
+  if (a.has("markdown")) {
+    std::cout << table;
+    return 0;
+  }
+  const std::string file = a.get<std::string>("readme");
+  const std::string readme = read_file(file);
+  const std::string command = fmt::format("dualgap describe {} --kind {}", d.name, to_string(d.kind));
+  if (a.has("check")) {
+    const auto m = params_table_mismatch(readme, table, file);
+    if (!m) return 0;
+    std::cerr << fmt::format(
+        "{}:{}: the parameter table differs from '{} --markdown':\n  README:   {}\n  describe: {}\n"
+        "(rewrite it with '{} --readme {}')\n",
+        file, m->line, command, printable(m->readme), printable(m->expected), command, file);
+    return 1;
+  }
+  const std::string updated = with_params_table(readme, table, file);
+  if (updated != readme) {
+    write_file_atomic(file, updated);
+    std::cout << "wrote the parameter table of " << file << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
 
 int describe_main(const Args& a) {
   auto& reg = registry();
   const std::string name = a.text("plugin");
   const std::optional<Kind> kind = a.maybe<Kind>("kind");
+  const bool table = a.has("markdown") || a.has("readme");
+  if (a.has("markdown") && a.has("readme")) throw UsageError("--markdown prints the table, --readme writes it: give one");
+  if (a.has("check") && !a.has("readme")) throw UsageError("--check compares the table of a README: give --readme FILE");
   auto found = reg.find_any(name);
   if (kind) std::erase_if(found, [&](auto* p) { return p->kind() != *kind; });
   if (found.empty()) {
@@ -122,6 +167,14 @@ int describe_main(const Args& a) {
     print_registry_problems(reg);
     throw bad_value("PLUGIN", name,
                     "a plugin name of 'dualgap plugins'; no plugin has this name" + (hint.empty() ? "" : "; " + hint));
+  }
+  if (table) {
+    if (found.size() > 1) {
+      std::vector<std::string> kinds;
+      for (auto* p : found) kinds.push_back(to_string(p->kind()));
+      throw UsageError(fmt::format("several plugins are named '{}' ({}): give --kind", name, fmt::join(kinds, ", ")));
+    }
+    return describe_table(a, *found.front());
   }
   for (auto* p : found) {
     const auto& d = *p->description;
