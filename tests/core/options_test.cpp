@@ -193,7 +193,13 @@ TEST_CASE("binder: an integer that also accepts a name (threads: auto)") {
   CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", 65}}); }), "out of range [1, 64]"));
   CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", "many"}}); }),
                  "parameter 'threads' expects an integer or auto, got \"many\""));
-  CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", "3"}}); }), "expects an integer or auto"));
+  CHECK(contains(message_of<ConfigError>([&] { make_params(s, {{"threads", "3 or 4"}}); }), "expects an integer or auto"));
+  // The text of an integer is that integer, in the schema and in the reader (a run.json recorded
+  // when the parameter was a string is read back by evaluate without the schema).
+  CHECK(make_params(s, {{"threads", "3"}}).raw()["threads"] == json(3));
+  CHECK(b.read(Params(json{{"threads", "5"}})).threads == 5);
+  CHECK_THROWS_AS(b.read(Params(json{{"threads", "5x"}})), ParamError);
+  CHECK_THROWS_AS(b.read(Params(json{{"threads", "99999999999"}})), ParamError);
 }
 
 namespace {

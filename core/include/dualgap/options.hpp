@@ -34,6 +34,7 @@
 // and `choice` also take a function `T& (Options&)` for a member of a nested struct.
 #pragma once
 
+#include <charconv>
 #include <concepts>
 #include <deque>
 #include <functional>
@@ -41,6 +42,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -239,6 +241,18 @@ class Binder {
 
   template <class T>
   static T read_value(const std::string& key, const json& v) {
+    // An integer may be given as its text (a run recorded when the parameter was a string, as
+    // bcfw's threads was, is re-read by evaluate from its run.json); any other text is wrong.
+    if constexpr (options_detail::is_integer_v<T>) {
+      if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        long long x = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::in_range<T>(x))
+          throw ParamError("parameter '" + key + "' has the wrong type: " + v.dump());
+        return static_cast<T>(x);
+      }
+    }
     try {
       return v.get<T>();
     } catch (const json::exception&) {

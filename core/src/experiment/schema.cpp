@@ -1,6 +1,7 @@
 #include "experiment/schema.hpp"
 #include "base/json_text.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -71,6 +72,14 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
       // A name the plugin accepts in place of a number (threads: auto) stays a name here: its
       // number is the one of the machine the run runs on (resolve_expressions).
       if (v.is_string() && p.named.contains(v.get<std::string>())) return v;
+      // The text of an integer ("2", as YAML gives a quoted number) is that integer: the
+      // string-like types take a number's text the other way round.
+      if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        long long x = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+        if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) v = x;
+      }
       if (!is_integer_value(v)) return fail(p.named.empty() ? "an integer" : "an integer or " + named_list(p));
       check_range(v.get<double>());
       return json(static_cast<std::int64_t>(v.get<double>()));
