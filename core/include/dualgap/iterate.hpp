@@ -60,7 +60,8 @@ struct Iterate {
   std::optional<SsvmDualPoint> ssvm_dual;
 
   // --- solver-specific columns (working-set size, step sizes, ...). The names the core
-  // computes (primal, dual, gap, train_error, test_error, the counters) are refused. ---
+  // computes (primal, dual, gap, train_error, test_error, train_loss, test_loss, the
+  // counters) are refused. ---
   std::vector<std::pair<std::string, double>> extra;
   void set(const std::string& name, double value) {
     for (auto& [k, v] : extra)

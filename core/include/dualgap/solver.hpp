@@ -66,7 +66,8 @@ struct Problem {
 ///          "sparse_multiclass"  block_loss oracles (the default for them; loss = the oracle's;
 ///                               params {penalty: "l1/l2" (default, group) or "l1" (elementwise)})
 ///          "boosting"           "exp": ||w||_1 + (C/p) sum_i sum_{y != y_i} exp(F_y - F_{y_i}) (params {C});
-///                               "exp_hamming" (AdaBoost.MH, params {weights}); "exp_pairwise" (AdaBoost.ECC)
+///                               "exp_hamming" (AdaBoost.MH, params {weights}); "exp_pairwise" (AdaBoost.ECC);
+///                               "exp_code" (AdaBoost.MO, params {code: the K x L output code})
 ///          "least_squares"      loss "square" or "logistic" on the model's scores (params {ridge})
 struct ObjectiveSpec {
   std::string family;            ///< empty: the one the oracle's interface implies
