@@ -7,12 +7,14 @@
 # CI time (.ci/run, 2 cores, must stay under 45 minutes with the Release suite and the fuzzers):
 # the tree compiles at -O1 (CMakeLists.txt, DUALGAP_SANITIZE) without debug information (reports
 # still name the functions), as a unity build (scripts/build.sh) and without the benchmarks.
-# Every test group runs, with two groups cut to the cases whose verdict is about this build:
+# Every test group runs but the ledger, with two groups cut to the cases whose verdict is about this build:
 # - claims: not the "claims at CI scale" cases. They run the papers' experiments on the real data
 #   under time budgets (stop.max_time) and judge the curves; an instrumented build (several times
 #   slower) reaches fewer passes in the same seconds, so a verdict there would be about the
 #   sanitizer, not the claim. Their code paths (parsers, solvers, oracles, recorder, check) run
 #   under the sanitizers in the other groups and in the fuzzers; the checker's own tests run here.
+# - ledger: not at all. It runs the performance ledger's workloads to check their work counts
+#   (bench/ledger), which the sanitizers cannot change; their code runs here in the other groups.
 # - sdk: not the skeleton and tutorial cases, which compile five plugins and their generated tests
 #   out of tree (the group's longest cases, the longest of the whole suite here): what they check
 #   is the installed build system and the scaffold, which the Release suite checks. The cases where
@@ -31,7 +33,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cd build-asan
 if [ $# -gt 0 ]; then exec ctest --output-on-failure -j"$jobs" --timeout 3600 "$@"; fi  # e.g. -R catalog
 status=0
-ctest --output-on-failure -j"$jobs" --timeout 3600 -E '^(claims|sdk)$' || status=1
+ctest --output-on-failure -j"$jobs" --timeout 3600 -E '^(claims|sdk|ledger)$' || status=1
 echo "claims group without the claims at CI scale, sdk group without the out-of-tree builds (see above):"
 DUALGAP_PLUGIN_PATH= ./tests/test_claims --test-case-exclude='claims at CI scale*' >claims.log 2>&1 &
 claims=$!
