@@ -67,7 +67,7 @@ for sig in TERM INT HUP KILL; do
   nkept=$(echo "$finished" | grep -c .)
   "$bin" run sweep.yaml --out "$out" --jobs 2 --no-report > "resume-$sig.log" 2>&1 || fail "SIG$sig: resume failed: $(cat "resume-$sig.log")"
   skipped=$(grep -c '^\[skip\]' "resume-$sig.log")
-  grep -q "12 runs: 0 done, $((12 - skipped)) budget, $skipped skipped" "resume-$sig.log" \
+  grep -q "12 runs: $((12 - skipped)) finished (0 converged, $((12 - skipped)) stopped by a budget), $skipped skipped" "resume-$sig.log" \
     || fail "SIG$sig: resume: $(tail -3 "resume-$sig.log")"
   [ "$skipped" -ge "$nkept" ] || fail "SIG$sig: resume reran finished runs"
   echo "$sums" | md5sum -c --quiet - || fail "SIG$sig: the resume changed a finished run"
@@ -86,6 +86,6 @@ echo "$second" | grep -q "in use by another dualgap process (PID $first on host"
 waited=$("$bin" run sweep.yaml --out lock --no-report --wait-lock 2>&1); rc=$?
 [ "$rc" -eq 0 ] || fail "lock: --wait-lock exited $rc: $waited"
 echo "$waited" | grep -q "waiting (--wait-lock)" || fail "lock: --wait-lock did not wait: $waited"
-echo "$waited" | grep -q "12 runs: 0 done, 0 budget, 12 skipped" || fail "lock: after waiting: $waited"
+echo "$waited" | grep -q "12 runs: 0 finished (0 converged, 0 stopped by a budget), 12 skipped" || fail "lock: after waiting: $waited"
 wait "$first" || fail "lock: the first run failed"
 echo "ok: signals and lock"

@@ -55,7 +55,7 @@ job=$(echo "$log" | sed -n 's/.*Slurm job array \([0-9]*\).*/\1/p')
 [ "$(field "${job}_0" TimeLimit)" = 00:10:00 ] || fail "time limit: $(field "${job}_0" TimeLimit)"
 [ "$(field "${job}_0" MinMemoryNode)" = 200M ] || fail "memory: $(field "${job}_0" MinMemoryNode)"
 st=$("$bin" status "$res" 2>&1) || fail "status: $st"
-echo "$st" | grep -qF "2 runs: 2 finished (0 done, 2 budget), 0 diverged, 0 failed" || fail "status: $st"
+echo "$st" | grep -qF "2 runs: 2 finished (0 converged, 2 stopped by a budget), 0 diverged, 0 failed" || fail "status: $st"
 
 # The same from command-line options, held in the queue and read back before it runs.
 held=$("$bin" run exp.yaml --out "$res" --force --partition local --time 0:07:00 --mem 150M \

@@ -31,7 +31,7 @@ grep -q "wrote .*report.html" res/sweep/.slurm/*/report.log || fail "the report 
 # Each task ran with --no-report: the report is written once, by the dependent job.
 ! grep -l "report:" res/sweep/.slurm/*/task-*.log >/dev/null 2>&1 || fail "an array task wrote a report"
 st=$("$bin" status res 2>&1)
-echo "$st" | grep -q "24 runs: 24 finished (0 done, 24 budget), 0 diverged, 0 failed, 0 timeout, 0 interrupted, 0 running, 0 pending" \
+echo "$st" | grep -q "24 runs: 24 finished (0 converged, 24 stopped by a budget), 0 diverged, 0 failed, 0 timeout, 0 interrupted, 0 running, 0 pending" \
   || fail "status: $st"
 echo "$st" | grep -q "array job [0-9]*: not in the queue" || fail "status lists no Slurm job: $st"
 again=$("$bin" run sweep.yaml --out res --wait 2>&1) || fail "resubmission failed: $again"
@@ -56,7 +56,7 @@ nkept=$(echo "$kept" | grep -c . || true)
 [ "$nkept" -lt 24 ] || fail "scancel came too late: all runs finished"
 sums=$(md5sum $kept)
 st=$("$bin" status res2 2>&1)
-echo "$st" | grep -q "24 runs: $nkept finished (0 done, $nkept budget)" || fail "status after scancel: $st"
+echo "$st" | grep -q "24 runs: $nkept finished (0 converged, $nkept stopped by a budget)" || fail "status after scancel: $st"
 # Nobody runs the dualgap processes of the cancelled job any more (no orphan, no watchdog-less child).
 sleep 1
 pgrep -f "res2 --no-report --slurm-task" >/dev/null && fail "processes of the cancelled job are still running"

@@ -51,7 +51,7 @@ TEST_CASE("a crash, an exception, an endless loop and NaN each get their status;
   auto budget = status("budget__r0");
   CHECK(budget["status"] == "budget");
   CHECK(budget["curve"]["passes"].back() == 20.0);
-  CHECK(r.output.find("6 runs: 1 done, 1 budget, 0 skipped, 1 diverged, 1 timeout, 2 failed") != std::string::npos);
+  CHECK(r.output.find("6 runs: 2 finished (1 converged, 1 stopped by a budget), 0 skipped (finished before), 1 diverged, 1 timeout, 2 failed") != std::string::npos);
   for (auto& e : fs::recursive_directory_iterator(dir.path / "res"))
     CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
 }
@@ -129,7 +129,7 @@ TEST_CASE("--only runs the matching runs with the seeds of the full experiment; 
   auto some = run_cli("run " + exp + " --no-report --only 'b__r[12]' --only a__r2 --out " + (dir.path / "some").string(), kBrokenPluginsNoSegv);
   INFO(some.output);
   REQUIRE(some.code == 0);
-  CHECK(some.output.find("3 runs: 3 done") != std::string::npos);
+  CHECK(some.output.find("3 runs: 3 finished (3 converged, 0 stopped by a budget)") != std::string::npos);
   for (const char* id : {"a__r0", "a__r1", "b__r0"}) CHECK(!fs::exists(dir.path / "some" / "iso" / id));
   for (const char* id : {"a__r2", "b__r1", "b__r2"}) {
     CAPTURE(id);

@@ -36,8 +36,9 @@ const std::vector<Command>& commands() {
        status_options,
        {results("results folders, or one experiment's folder")},
        "For each experiment under RESULTS (a results folder or one experiment's folder): how many runs\n"
-       "finished (done: converged; budget: stopped by a limit of stop:), diverged, failed, timed out, were\n"
-       "interrupted, are running, are pending (listed in a Slurm submission, not started) and are damaged\n"
+       "finished (converged: status done; stopped by a budget: status budget, a limit of stop:), diverged,\n"
+       "failed, timed out, were interrupted, are running, are pending (listed in a Slurm submission, not\n"
+       "started) and are damaged\n"
        "(a run.json that is not a valid run record: named on stderr). Then who holds the folder's lock,\n"
        "and for Slurm submissions the job ids with the states squeue and sacct report.\n"
        "Exit status 0; 1 when a submission's record (.slurm/*/submission.json) cannot be read (named).\n",

@@ -20,6 +20,7 @@
 #include "experiment/selection.hpp"
 #include "plugins/loader.hpp"
 #include "run/lock.hpp"
+#include "run/recorder.hpp"
 #include "run/runner.hpp"
 #include "run/slurm.hpp"
 
@@ -112,8 +113,8 @@ std::vector<slurm::Override> executor_overrides(const Args& a) {
 }
 
 void print_summary(const RunnerSummary& s) {
-  std::cout << fmt::format("{} runs: {} done, {} budget, {} skipped, {} diverged, {} timeout, {} failed", s.total, s.done,
-                           s.budget, s.skipped, s.diverged, s.timeout, s.failed);
+  std::cout << fmt::format("{} runs: {}, {} skipped (finished before), {} diverged, {} timeout, {} failed", s.total,
+                           finished_counts(s.done, s.budget), s.skipped, s.diverged, s.timeout, s.failed);
   if (s.interrupted) std::cout << fmt::format(", {} interrupted", s.interrupted);
   std::cout << "\n";
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace dualgap {
 
 const char* to_string(RunStatus s) {
@@ -21,6 +23,11 @@ std::optional<RunStatus> run_status_from_string(std::string_view s) {
   for (RunStatus r : kRunStatuses)
     if (s == to_string(r)) return r;
   return std::nullopt;
+}
+
+std::string finished_counts(long long done, long long budget) {
+  // `done`: a stop target (gap, rel_gap) reached, or the solver's own convergence rule.
+  return fmt::format("{} finished ({} converged, {} stopped by a budget)", done + budget, done, budget);
 }
 
 namespace {

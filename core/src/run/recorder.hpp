@@ -43,6 +43,10 @@ inline constexpr RunStatus kRunStatuses[] = {RunStatus::running, RunStatus::done
 DUALGAP_API const char* to_string(RunStatus s);
 /// The status a run.json's word names; nullopt for any other word.
 DUALGAP_API std::optional<RunStatus> run_status_from_string(std::string_view s);
+/// The two finished statuses counted in words, "8 finished (0 converged, 8 stopped by a budget)":
+/// what `run`, `status` and a Slurm wait print. The bare words ("0 done, 8 budget") read as
+/// nothing finished when every run stopped at its budget.
+DUALGAP_API std::string finished_counts(long long done, long long budget);
 
 class DUALGAP_API RunRecorder final : public Recorder {
  public:

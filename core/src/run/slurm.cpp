@@ -400,9 +400,9 @@ int submit(const std::vector<RunSpec>& runs, const Options& o, const Submission&
     else if (st == RunStatus::diverged) ++diverged;
     else ++bad;
   }
-  std::cout << fmt::format("{} submitted runs: {} done, {} budget, {} diverged, {} failed, timed out, interrupted or "
+  std::cout << fmt::format("{} submitted runs: {}, {} diverged, {} failed, timed out, interrupted or "
                            "not run (see dualgap status {})\n",
-                           ids.size(), done, budget, diverged, bad, exp_dir.string());
+                           ids.size(), finished_counts(done, budget), diverged, bad, exp_dir.string());
   return bad > 0 ? 1 : 0;
 }
 

@@ -217,8 +217,8 @@ void print_text(const json& e) {
   const json& c = e["counts"];
   auto n = [&](const std::string& k) { return c[k].get<int>(); };
   const std::string done = to_string(RunStatus::done), budget = to_string(RunStatus::budget);
-  std::string line = fmt::format("{}: {} runs: {} finished ({} done, {} budget)", e["folder"].get<std::string>(),
-                                 e["runs"].get<int>(), n(done) + n(budget), n(done), n(budget));
+  std::string line = fmt::format("{}: {} runs: {}", e["folder"].get<std::string>(), e["runs"].get<int>(),
+                                 finished_counts(n(done), n(budget)));
   for (const auto& k : states_in_order())
     if (k != done && k != budget) line += fmt::format(", {} {}", n(k), k);
   std::cout << line << "\n";
