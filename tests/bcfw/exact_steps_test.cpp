@@ -250,3 +250,22 @@ TEST_CASE("block_step auto: exact on multi-class data, the paper's steps otherwi
   CHECK_THROWS_WITH(dualgap::test::make<Solver>(Kind::solver, "bcfw", json{{"block_step", "exact"}, {"batch", 2}}),
                     doctest::Contains("batch: 1"));
 }
+
+TEST_CASE("with shrinking a run stops at exactly max_passes: the pass that reaches the budget is cut there") {
+  // Passes that skip shrunk blocks are fractions (18.035, 19.08, ...): the pass after 19.08 would
+  // end at 20.535, past a budget of 20, unless it stops at the block where 20 is reached.
+  Data data;
+  data.train = blobs(200, 10, 4, 61, 1.0);
+  auto oracle = multiclass();
+  OracleCounters c;
+  auto rec = run_solver("bcfw", data, *oracle, 1.0 / 200, exact(4), 20, 0.0, &c, 1);
+  REQUIRE(rec->rows.size() >= 2);
+  bool fractional = false;
+  for (const auto& r : rec->rows) {
+    CHECK(r.passes <= 20.0);
+    fractional = fractional || r.passes != std::floor(r.passes);
+  }
+  CHECK(fractional);  // shrinking skipped blocks: the case this is about
+  CHECK(rec->rows.back().passes == 20.0);
+  CHECK(c.exact_calls + c.approx_calls == 20 * 200);  // one call per block visited
+}

@@ -218,6 +218,10 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
         CHECK(run["status"] != "failed");
         CHECK(run["curve"]["primal"].size() >= 2);
         CHECK(run["curve"]["primal"].back().is_number());
+        // A run stopped by its budget of passes ends at that budget, not past it.
+        const double max_passes = run["config"]["stop"]["max_passes"].get<double>();
+        CHECK(run["curve"]["passes"].back().get<double>() <= max_passes);
+        if (run["status"] == "budget") CHECK(run["curve"]["passes"].back().get<double>() == max_passes);
       }
     CHECK(runs >= 1);
   }

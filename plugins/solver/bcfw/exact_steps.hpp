@@ -23,7 +23,9 @@
 //   9:   until the recorder stops the run, or a pass over all blocks moves none (w is then
 //        optimal: every block is optimal for the others fixed)
 //
-// One recorder pass = blocks visited / n (= exact and approximate oracle calls / n).
+// One recorder pass = blocks visited / n (= exact and approximate oracle calls / n). Passes that
+// skip shrunk blocks are fractions of a pass, so the pass that reaches a budget of passes stops
+// at the block where it is reached: a run with max_passes P ends at P passes, not past it.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +50,7 @@ class ExactSteps {
         oracle_(oracle),
         ex_(ex),
         n_(ex.num_examples()),
+        rec_(*ctx.recorder),
         st_(st),
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         shrink_(opt.shrinking, n_),
@@ -59,30 +62,40 @@ class ExactSteps {
     for (int iteration = 1;; ++iteration) {  // line 3
       // Only a pass over all blocks can prove w optimal.
       const bool all_blocks = shrink_.begin_pass(iteration) && order_.full_pass(iteration);
-      const bool moved = pass(iteration);
+      bool cut = false;
+      const bool moved = pass(iteration, cut);
+      if (cut) {  // the budget was reached inside the pass: its checkpoint ends the run
+        if (checkpoint(passes()) == dualgap::Action::stop) return;
+        continue;
+      }
       if (!moved && all_blocks) {  // line 9
         st_.sync_w();
-        checkpoints_.optimal(passes_);
+        checkpoints_.optimal(passes());
         return;
       }
-      if (checkpoints_.due(passes_) && checkpoint(passes_) == dualgap::Action::stop) return;
+      if (checkpoints_.due(passes()) && checkpoint(passes()) == dualgap::Action::stop) return;
     }
   }
 
  private:
-  /// Lines 4-8 for one pass; returns whether any block moved.
-  bool pass(int iteration) {
+  /// Lines 4-8 for one pass; returns whether any block moved. `cut`: the pass stopped at a block
+  /// where the recorder's budget was reached (asked per block only in a pass that can reach it).
+  bool pass(int iteration, bool& cut) {
     // A pass that skips blocks permutes only the blocks it visits (permutation sampling).
     const std::vector<std::size_t>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
                                                 ? order_.permute(shrink_.active())
                                                 : order_.next(order_.full_pass(iteration));
     bool moved = false;
-    std::size_t visited = 0;
     const std::size_t m = order.size();
+    const bool may_reach_budget = rec_.out_of_budget(static_cast<double>(visited_ + m) / static_cast<double>(n_));
     for (std::size_t t = 0; t < m; ++t) {
       const std::size_t i = order[t];
       if (shrink_.skip(i)) continue;
-      ++visited;
+      if (may_reach_budget && rec_.out_of_budget(passes())) {
+        cut = true;
+        break;
+      }
+      ++visited_;
       if (t + 1 < m) st_.prefetch(order[t + 1]);
       const bool moved_i = shrink_.skipping() && st_.classes_dropped(i) ? step_on_active_classes(i) : step(i);
       moved |= moved_i;
@@ -90,9 +103,10 @@ class ExactSteps {
       order_.exact_gap(i, st_.last_gap());
       averages_.after_step(st_, true);
     }
-    passes_ += static_cast<double>(visited) / static_cast<double>(n_);
     return moved;
   }
+  /// Blocks visited / n, from the whole count (no rounding error accumulates over passes).
+  double passes() const { return static_cast<double>(visited_) / static_cast<double>(n_); }
 
   /// Lines 6-8 on block i: the exact oracle call at w (sparse data: the scores from the
   /// feature-major w), then the block moves to its optimum. Returns whether it moved.
@@ -132,6 +146,7 @@ class ExactSteps {
   dualgap::StructuredOracle& oracle_;
   const Examples& ex_;
   const std::size_t n_;
+  dualgap::Recorder& rec_;
   SimplexBlocks& st_;
   BlockOrder order_;
   Shrinking shrink_;
@@ -139,7 +154,7 @@ class ExactSteps {
   Checkpoints checkpoints_;
   dualgap::Labeling lab_;
   std::vector<double> scores_;  ///< S: the scores <w_k, x_i> of the current block at w
-  double passes_ = 0;           ///< blocks visited / n
+  std::size_t visited_ = 0;     ///< blocks visited so far (passes() = visited_ / n)
 };
 
 }  // namespace dualgap_bcfw
