@@ -13,7 +13,10 @@ function(dualgap_add_plugin name)
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
     LIBRARY_OUTPUT_DIRECTORY ${DUALGAP_PLUGIN_OUTPUT_DIR})
+  # Component `plugins`, OPTIONAL: `cmake --install` installs the plugins that were built and
+  # skips the others, so a tree in which only some targets were built (the README's quickstart
+  # builds four) installs what it has instead of failing on the first plugin it lacks.
   if(DEFINED DUALGAP_PLUGIN_INSTALL_DIR)
-    install(TARGETS ${target} LIBRARY DESTINATION ${DUALGAP_PLUGIN_INSTALL_DIR})
+    install(TARGETS ${target} LIBRARY DESTINATION ${DUALGAP_PLUGIN_INSTALL_DIR} COMPONENT plugins OPTIONAL)
   endif()
 endfunction()
