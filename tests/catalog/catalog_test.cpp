@@ -8,7 +8,9 @@
 // {gen} the folder of inputs generated at test time (generate() below: truncated plugins, a
 // shadowing copy of a plugin, libraries that fail while they load, a copy of data/runs; results
 // folders damaged one way each, one folder per case that writes; links, FIFOs and devices planted
-// where dualgap reads or writes). Leading NAME=VALUE words are environment variables.
+// where dualgap reads or writes). Leading NAME=VALUE words are environment variables. A command
+// that starts with @installed runs a copy of the CLI outside the build tree ({gen}/prefix/bin):
+// like an installed dualgap whose prefix holds no plugin, it sees DUALGAP_PLUGIN_PATH only.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -211,6 +213,10 @@ void generate(const fs::path& gen) {
   // Results folders (data/runs) for the evaluate and status cases, as a copy: evaluate writes into
   // a run it re-scores and takes its folder's lock, and the source tree stays as committed.
   fs::copy(kCatalog / "data" / "runs", gen / "runs", fs::copy_options::recursive);
+  // The CLI outside the build tree (@installed): it links the build tree's core library by its
+  // absolute RUNPATH, and finds no built-in plugin.
+  fs::create_directories(gen / "prefix" / "bin");
+  fs::copy_file(DUALGAP_TEST_CLI, gen / "prefix" / "bin" / "dualgap");
   fs::create_directories(gen / "notelf");
   std::ofstream(gen / "notelf" / "dualgap_text.so") << "this is not a shared library\n";
   // YAML the bounded reader refuses by its size alone: a flat list past the node budget, a file
@@ -256,9 +262,14 @@ Outcome run(const Case& c, const fs::path& gen, const fs::path& tmp) {
     env += word + " ";
     cmd = cmd.substr(sp + 1);
   }
+  std::string cli = DUALGAP_TEST_CLI;
+  if (cmd.rfind("@installed ", 0) == 0) {
+    cli = (gen / "prefix" / "bin" / "dualgap").string();
+    cmd = cmd.substr(std::string("@installed ").size());
+  }
   fs::create_directories(tmp);
   const std::string shell = "cd '" + tmp.string() + "' && CATALOG_DATA='" + (kCatalog / "data").string() + "' " + env +
-                            "timeout -s KILL 120 '" DUALGAP_TEST_CLI "' " + cmd + " 2>&1";
+                            "timeout -s KILL 120 '" + cli + "' " + cmd + " 2>&1";
   Outcome o;
   FILE* p = popen(shell.c_str(), "r");
   if (!p) return o;

@@ -358,6 +358,12 @@ TEST_CASE("an unknown plugin that is in the source tree says how to build it") {
   CHECK(unbuilt_plugin_hint("my_solver", Kind::oracle, src.str(), build.str()).empty());  // another kind
   CHECK(unbuilt_plugin_hint("other", Kind::solver, src.str(), build.str()).empty());
   CHECK(unbuilt_plugin_hint("../solver/my_solver", std::nullopt, src.str(), build.str()).empty());  // names only
+  // An installed dualgap (its prefix given) sees the plugins of its prefix: build, then install there.
+  const std::string prefix = (build.path / "prefix").string();
+  CHECK(unbuilt_plugin_hint("my_solver", Kind::solver, src.str(), build.str(), prefix) ==
+        "the source tree has " + (src.path / "plugins" / "solver" / "my_solver").string() +
+            " but its plugin is not built: cmake --build " + build.str() +
+            " --target dualgap_my_solver, then cmake --install " + build.str() + " --component plugins --prefix " + prefix);
   // The real tree: every built-in is built here, so its hint names nothing when one is missing
   // from the plugin path only because another folder is asked for.
   CHECK(unbuilt_plugin_hint("no_such_plugin_anywhere", std::nullopt).empty());

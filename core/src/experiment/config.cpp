@@ -297,8 +297,9 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
   const LoadedPlugin* p = reg.find(kind, name);
   if (!p) {
     const std::string hint = unbuilt_plugin_hint(name, kind);
+    const auto names = reg.names(kind);
     throw ConfigError(fmt::format("{}: unknown {} plugin '{}' (available: {}){}", doc.locate(pointer + "/plugin"),
-                                  to_string(kind), name, fmt::join(reg.names(kind), ", "),
+                                  to_string(kind), name, names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")),
                                   hint.empty() ? "" : "; " + hint));
   }
   json given = json::object();

@@ -198,6 +198,17 @@ LoadedPlugin load_plugin_file(const std::string& path) {
   return load_unguarded(path);
 }
 
+namespace {
+
+/// Whether the program `exe` lives in the build tree `build_root` (not an installed copy).
+bool in_build_tree(const fs::path& exe, const fs::path& build_root) {
+  const std::string e = fs::weakly_canonical(exe).string();
+  const std::string b = fs::weakly_canonical(build_root).string();
+  return e.rfind(b + "/", 0) == 0;
+}
+
+}  // namespace
+
 std::vector<std::string> PluginRegistry::default_search_path() {
   std::vector<std::string> dirs;
   // The build tree's plugins only for programs that live in that build tree: an installed
@@ -205,9 +216,7 @@ std::vector<std::string> PluginRegistry::default_search_path() {
   const fs::path build_root = fs::path(DUALGAP_BUILD_PLUGIN_DIR).parent_path();
   try {
     fs::path exe = boost::dll::program_location().string();
-    const std::string e = fs::weakly_canonical(exe).string();
-    const std::string b = fs::weakly_canonical(build_root).string();
-    if (e.rfind(b + "/", 0) == 0) dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
+    if (in_build_tree(exe, build_root)) dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
     dirs.push_back((exe.parent_path().parent_path() / DUALGAP_INSTALL_PLUGIN_REL).string());
   } catch (...) {
     dirs.emplace_back(DUALGAP_BUILD_PLUGIN_DIR);
@@ -405,7 +414,7 @@ const LoadedPlugin& PluginRegistry::get(Kind kind, const std::string& name) cons
 }
 
 std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind, const std::string& source_dir,
-                                const std::string& build_dir) {
+                                const std::string& build_dir, const std::string& install_prefix) {
   // Plugin folder names are identifiers: anything else (a path, "..") is not looked up.
   if (name.empty() || name.size() > 200 ||
       !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
@@ -415,14 +424,25 @@ std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kin
     const fs::path dir = fs::path(source_dir) / "plugins" / to_string(k) / name;
     std::error_code ec;
     if (!fs::is_regular_file(dir / "CMakeLists.txt", ec)) continue;
-    return fmt::format("the source tree has {} but its plugin is not built: cmake --build {} --target dualgap_{}",
-                       dir.string(), build_dir, name);
+    std::string hint = fmt::format("the source tree has {} but its plugin is not built: cmake --build {} --target dualgap_{}",
+                                   dir.string(), build_dir, name);
+    // An installed dualgap sees the plugins of its prefix, not the build folder's.
+    if (!install_prefix.empty())
+      hint += fmt::format(", then cmake --install {} --component plugins --prefix {}", build_dir, install_prefix);
+    return hint;
   }
   return "";
 }
 
 std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind) {
-  return unbuilt_plugin_hint(name, kind, DUALGAP_SOURCE_DIR, fs::path(DUALGAP_BUILD_PLUGIN_DIR).parent_path().string());
+  const fs::path build_root = fs::path(DUALGAP_BUILD_PLUGIN_DIR).parent_path();
+  std::string prefix;
+  try {
+    const fs::path exe = boost::dll::program_location().string();
+    if (!in_build_tree(exe, build_root)) prefix = exe.parent_path().parent_path().string();
+  } catch (...) {
+  }
+  return unbuilt_plugin_hint(name, kind, DUALGAP_SOURCE_DIR, build_root.string(), prefix);
 }
 
 PluginRegistry& registry() {

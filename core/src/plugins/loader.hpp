@@ -127,11 +127,14 @@ class DUALGAP_API PluginRegistry {
 
 /// When no plugin `name` (of `kind`, or of any kind) is loaded but the source tree holds
 /// plugins/<kind>/<name>/CMakeLists.txt, how to build it: "the source tree has
-/// <dir> but its plugin is not built: cmake --build <build> --target dualgap_<name>"; else "".
-/// The folders default to those this dualgap was built from.
+/// <dir> but its plugin is not built: cmake --build <build> --target dualgap_<name>", and for an
+/// installed dualgap (`install_prefix` not empty) how to install it there; else "".
+/// The folders default to those this dualgap was built from, and the prefix to the one this
+/// program runs from when it is not the build tree's.
 DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind);
 DUALGAP_API std::string unbuilt_plugin_hint(const std::string& name, std::optional<Kind> kind,
-                                            const std::string& source_dir, const std::string& build_dir);
+                                            const std::string& source_dir, const std::string& build_dir,
+                                            const std::string& install_prefix = "");
 
 /// The process-wide registry over default_search_path(), scanned at its first query.
 DUALGAP_API PluginRegistry& registry();
