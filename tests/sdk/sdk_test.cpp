@@ -323,3 +323,45 @@ TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's d
   CHECK(r.status != 0);
   CHECK(r.output.find("must be 16") != std::string::npos);  // the #error of eigen_abi.hpp
 }
+
+TEST_CASE("sdk: an out-of-tree plugin's rule against the data is reported at its parameter's line by validate and run") {
+  const Sdk& s = sdk();
+  REQUIRE(s.ok);
+  const Fixtures& f = fixtures();
+  INFO(f.build.output);
+  REQUIRE(f.build.status == 0);
+  for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so"})
+    if (!fs::exists(s.libdir / "dualgap" / "plugins" / p)) {
+      MESSAGE("skipped: the built-in plugin " << p << " is not built");
+      return;
+    }
+  dualgap::test::TempDir t;
+  const fs::path exp = t.path / "exp.yaml";
+  std::ofstream(exp) << "name: per-class\n"
+                        "data:     {plugin: synthetic_multiclass, n: 40, n_test: 20, d: 4, K: 3}\n"
+                        "oracle:   {plugin: per_class, weights: [1, 2]}\n"
+                        "solvers:\n"
+                        "  - {name: BCFW, plugin: bcfw}\n"
+                        "stop:     {max_passes: 2}\n";
+  const std::string at = exp.string() + ":3:31: ",  // the key `weights` on line 3
+      expected = "oracle (plugin per_class): parameter 'weights': expected 3 weights (one per class), got 2";
+  // The shape is known once the data are prepared: validate prepares them (not with --no-data).
+  auto r = s.cli("validate " + q(exp), f.plugins);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find(at + expected) != std::string::npos);
+  CHECK(r.output.find("valid;") == std::string::npos);
+  r = s.cli("validate " + q(exp) + " --no-data", f.plugins);
+  CHECK(r.status == 0);
+  r = s.cli("validate " + q(exp) + " --set 'oracle.weights=[1, 2, 3]'", f.plugins);
+  CHECK(r.status == 0);
+  // A run checks the rule before it solves: the run fails with the same message.
+  r = s.cli("run " + q(exp) + " --out " + q(t.path / "res") + " --no-report", f.plugins);
+  CHECK(r.status == 1);
+  const fs::path run = t.path / "res" / "per-class" / "BCFW__r0" / "run.json";
+  REQUIRE(fs::exists(run));
+  const auto j = dualgap::json::parse(dualgap::read_file(run.string()));
+  CHECK(j["status"] == "failed");
+  CHECK(j["message"].get<std::string>().find(at + expected) != std::string::npos);
+  CHECK(j["curve"]["primal"].empty());  // nothing was solved
+}

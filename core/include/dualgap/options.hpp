@@ -7,7 +7,11 @@
 // `dualgap describe` prints and the YAML is validated against) and the reader that fills the
 // struct from validated parameters. Rules across several parameters go in one
 // `bool validate(std::string* error) const` (cf. Ceres' Options::IsValid), which the core calls
-// while it validates the experiment file and again before it creates the plugin object.
+// while it validates the experiment file and again before it creates the plugin object. Rules
+// against the data go in `bool validate_data(const dualgap::DataShape&, dualgap::ParamIssue*)
+// const`: the core calls it once the data are prepared (n, d, K, class names: params.hpp), in
+// `dualgap validate` (which then prepares the data) and before each run, and reports a false
+// return at the line of the parameter named in issue->param, with issue->message.
 //
 //   enum class Sampling { permutation, uniform };
 //   struct Options {
@@ -22,6 +26,12 @@
 //                "block order of each pass");
 //     }
 //     bool validate(std::string* error) const;  // optional
+//     std::vector<double> weights;  // one per class: b.field(&Options::weights, "weights", "...")
+//     bool validate_data(const dualgap::DataShape& data, dualgap::ParamIssue* issue) const {  // optional
+//       if (weights.empty() || weights.size() == static_cast<std::size_t>(data.K)) return true;
+//       *issue = {"weights", "expected one weight per class (" + std::to_string(data.K) + ")"};
+//       return false;
+//     }
 //   };
 //
 // Member types and the parameter types they declare: bool -> boolean; integers -> integer;
@@ -273,6 +283,12 @@ concept ValidatedOptions = requires(const O& o, std::string* error) {
   { o.validate(error) } -> std::convertible_to<bool>;
 };
 
+/// Whether O has rules against the data (`bool validate_data(const DataShape&, ParamIssue*) const`).
+template <class O>
+concept DataValidatedOptions = requires(const O& o, const DataShape& data, ParamIssue* issue) {
+  { o.validate_data(data, issue) } -> std::convertible_to<bool>;
+};
+
 /// The binder of O, built once.
 template <BindableOptions O>
 const Binder<O>& binder_of() {
@@ -292,6 +308,17 @@ std::string validation_error(const O& o) {
     if (!o.validate(&error)) return error.empty() ? std::string("invalid options") : error;
   }
   return {};
+}
+
+/// The rules of o's validate_data() (if it has one) on `data`: an empty message when they hold.
+template <class O>
+ParamIssue data_validation_issue(const O& o, const DataShape& data) {
+  ParamIssue issue;
+  if constexpr (DataValidatedOptions<O>) {
+    if (!o.validate_data(data, &issue) && issue.message.empty()) issue.message = "invalid for this data";
+    if (issue.message.empty()) issue.param.clear();
+  }
+  return issue;
 }
 
 /// Fills O from validated (and evaluated) parameters and checks its rules; throws ParamError.

@@ -4,9 +4,13 @@
 // default, range or choices, doc), from which the Binder makes the ParamSpecs. The core validates
 // the YAML against that schema (unknown key, wrong type, out-of-range value, missing required
 // value are errors with file:line:column) and hands the plugin a Params object in which every
-// declared parameter has a value of the declared type.
+// declared parameter has a value of the declared type. Rules that depend on the data (a list
+// with one value per class, a count bounded by the number of features) are checked against the
+// prepared data's DataShape (options.hpp: Options::validate_data) by `dualgap validate` and before
+// each run; a ParamIssue names the parameter, and the core names its line in the experiment.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +51,29 @@ struct ParamSpec {
   /// plugin runs (bcfw's {"auto": the machine's hardware threads}). The experiment's config keeps
   /// the name; run.json's params_resolved records the number.
   json named = json::object();
+};
+
+/// The prepared training data a plugin's parameters are checked against, as the plugin receives
+/// it: a features plugin the input of its step of the feature chain; an oracle and a solver the
+/// output of the whole chain.
+struct DataShape {
+  std::int64_t n = 0;       ///< training examples
+  std::int64_t N = 0;       ///< training units (= n for multi-class data)
+  std::int64_t d = 0;       ///< features
+  int K = 0;                ///< classes
+  bool structured = false;  ///< examples of several units (sequences, graphs)
+  bool edges = false;       ///< examples with edges between their units (graphs)
+  bool sparse = false;      ///< a sparse feature matrix
+  /// The data's name of class k, k < K: its label in the data file where the dataset names them
+  /// ("A".."Z", "-1"/"+1"), else the class index ("0", "1", ...).
+  std::vector<std::string> class_names;
+};
+
+/// What Options::validate_data found wrong: the parameter at fault (its key; empty: the plugin's
+/// section as a whole), which the core locates in the experiment file, and what was expected.
+struct ParamIssue {
+  std::string param;
+  std::string message;
 };
 
 class ParamError : public std::runtime_error {

@@ -4,7 +4,8 @@
 // function returning a PluginHeader: a plain C struct whose layout never changes, so a loader
 // can read the API version of a plugin built against any dualgap before touching anything
 // else. The header points to the PluginDescription (kind, name, version, summary, schema,
-// the oracle interfaces offered or accepted, the options' rules, factory). Write:
+// the oracle interfaces offered or accepted, the options' rules, their rules against the data,
+// factory). Write:
 //
 //   class MySolver final : public dualgap::Solver {
 //    public:
@@ -57,6 +58,10 @@ struct PluginDescription {
   /// as an expression ("1/n") is unknown before the data is loaded; while one is, the rules are
   /// checked only when the object is created.
   std::function<std::string(const Params&)> validate;
+  /// The options' rules against the prepared data (Options::validate_data) on validated,
+  /// evaluated parameters: an empty message when they hold. Empty (no function) when the plugin
+  /// has none: the core then needs no prepared data to check it.
+  std::function<ParamIssue(const Params&, const DataShape&)> validate_data;
   /// Creates the object from validated, evaluated parameters; throws ParamError when the
   /// options' rules fail.
   std::function<std::unique_ptr<PluginObject>(const Params&)> create;
@@ -104,6 +109,10 @@ PluginDescription describe_with_options(Kind kind, std::string name, std::string
     const O o = binder_of<O>().read(p, &unresolved);
     return unresolved.empty() ? validation_error(o) : std::string();
   };
+  if constexpr (DataValidatedOptions<O>)
+    d.validate_data = [](const Params& p, const DataShape& data) {
+      return data_validation_issue(binder_of<O>().read(p), data);
+    };
   d.create = [plugin = d.name](const Params& p) -> std::unique_ptr<PluginObject> {
     O o;
     try {

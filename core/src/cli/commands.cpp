@@ -27,9 +27,10 @@ const std::vector<Command>& commands() {
        "check the experiment and print the expanded runs; runs nothing",
        validate_options,
        {{"experiment", "EXPERIMENT.yaml", "an experiment file", true, false, nullptr}},
-       "Checks the experiment file and every plugin parameter, then loads each distinct data set once\n"
-       "(as run would) and prints its counts. Exit status: 0 valid, 1 a data file is malformed, 2 invalid\n"
-       "configuration.\n",
+       "Checks the experiment file and every plugin parameter, then prepares each distinct data set once\n"
+       "(as run would: loaded, and through the feature chain as far as a plugin's rules against the data\n"
+       "need it), checks the plugins' parameters against it (e.g. one value per class) and prints its\n"
+       "counts. Exit status: 0 valid, 1 a data file is malformed, 2 invalid configuration.\n",
        validate_main},
       {"status", "RESULTS... [--json]",
        "done / failed / running / pending runs, and the Slurm jobs' states",

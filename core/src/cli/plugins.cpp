@@ -181,6 +181,9 @@ int describe_main(const Args& a) {
     std::cout << fmt::format("{} ({} plugin, version {})\n  {}\n  file: {}\n", d.name, to_string(d.kind), d.version,
                              d.summary, p->path);
     print_interfaces(d, reg);
+    if (d.validate_data)
+      std::cout << "  checks its parameters against the prepared data (n, d, K, class names) in 'dualgap validate' "
+                   "and before each run\n";
     print_schema(d);
   }
   return 0;

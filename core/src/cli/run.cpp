@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -15,10 +16,10 @@
 #include "cli/entries.hpp"
 #include "compare/compare.hpp"
 #include "experiment/config.hpp"
-#include "experiment/data_check.hpp"
 #include "experiment/schema.hpp"
 #include "experiment/selection.hpp"
 #include "plugins/loader.hpp"
+#include "run/data_check.hpp"
 #include "run/lock.hpp"
 #include "run/recorder.hpp"
 #include "run/runner.hpp"
@@ -216,7 +217,8 @@ int run_main(const Args& a) {
 void validate_options(po::options_description& d) {
   selection_options(d);
   d.add_options()("json", "print the expanded runs as JSON (ids, config hashes, seeds)")(
-      "no-data", "do not load the data sets (by default each is loaded once)");
+      "no-data", "do not load the data sets (by default each is prepared once and the plugins' parameters are "
+                 "checked against it)");
 }
 
 int validate_main(const Args& a) {
@@ -235,6 +237,9 @@ int validate_main(const Args& a) {
     std::cout << json_text(out, 1) << "\n";
     return 0;
   }
+  // The data first: "valid" is printed only once the plugins' rules against the data held too.
+  std::ostringstream data;
+  if (!a.has("no-data")) check_run_data(runs, reg, data);
   std::cout << fmt::format("{}: valid; {} runs\n", file, runs.size());
   for (auto& r : runs) {
     std::string sweep = r.sweep_point.empty() ? "" : " " + json_text(r.sweep_point);
@@ -242,7 +247,7 @@ int validate_main(const Args& a) {
                              r.config["solver"]["plugin"].get<std::string>(), r.repeat, sweep,
                              json_text(r.config["seeds"]));
   }
-  if (!a.has("no-data")) check_run_data(runs, reg, std::cout);
+  std::cout << data.str();
   return 0;
 }
 

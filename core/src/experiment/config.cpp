@@ -20,7 +20,11 @@
 namespace dualgap {
 namespace fs = std::filesystem;
 
-std::string LocatedJson::locate(const std::string& pointer) const {
+namespace {
+
+/// The location of `pointer` in `where`, else of its closest enclosing value, else `file`.
+std::string locate_in(const std::map<std::string, std::string>& where, const std::string& pointer,
+                      const std::string& file) {
   auto it = where.find(pointer);
   if (it != where.end()) return it->second;
   // fall back to the closest enclosing value
@@ -32,6 +36,16 @@ std::string LocatedJson::locate(const std::string& pointer) const {
     if (it != where.end()) return it->second;
   }
   return file;
+}
+
+}  // namespace
+
+std::string LocatedJson::locate(const std::string& pointer) const { return locate_in(where, pointer, file); }
+
+std::string RunSpec::locate(const std::string& pointer) const {
+  const std::string file = config.contains("file") && config["file"].is_string() ? config["file"].get<std::string>() : "";
+  const auto& own = pointer.rfind("/solver", 0) == 0 ? solver_where : where;
+  return own ? locate_in(*own, pointer, file) : file;
 }
 
 namespace {
@@ -282,8 +296,12 @@ std::string sanitize(const std::string& s) {
 }
 
 // Validates a plugin section {plugin: name, ...params} (params inline or under `params:`).
+// `where`, when given, receives the section's location at `as` (its pointer in a run's config)
+// and that of each parameter the file gives at `as`/params/KEY: where a rule against the data
+// (Options::validate_data, checked once the data are prepared) reports the parameter.
 json validate_plugin_section(const LocatedJson& doc, const json& section, const std::string& pointer, Kind kind,
-                             const std::string& what, const PluginRegistry& reg) {
+                             const std::string& what, const PluginRegistry& reg, Locations* where_out = nullptr,
+                             const std::string& as = "") {
   auto where = [&](const std::string& key) {
     return key.empty() ? doc.locate(pointer) : doc.locate(pointer + "/" + escape_pointer(key) + "#key");
   };
@@ -320,6 +338,10 @@ json validate_plugin_section(const LocatedJson& doc, const json& section, const 
     if (doc.where.count(a)) return doc.where.at(a);
     return where(key);
   };
+  if (where_out) {
+    (*where_out)[as] = doc.locate(pointer);
+    for (auto& [k, v] : given.items()) (*where_out)[as + "/params/" + escape_pointer(k)] = where_param(k);
+  }
   // A dataset's section holds its own keys and the core's (data/options.hpp), checked together.
   const std::vector<ParamSpec> schema = kind == Kind::dataset ? data_schema(p->description->params) : p->description->params;
   json params = apply_schema(schema, given, what + " (plugin " + name + ")", where_param, nullptr);
@@ -413,6 +435,8 @@ struct Header {
 struct Shared {
   json data, features, oracle, problem, stop, record;
   std::string group_text;  ///< what group_key hashes: the problem, up to its seeds
+  /// Where data, features and oracle were written, by their pointers in a run's config.
+  std::shared_ptr<Locations> where = std::make_shared<Locations>();
 };
 
 /// One solver at one sweep point, validated and paired with the experiment's oracle.
@@ -420,6 +444,7 @@ struct SolverPoint {
   std::size_t index = 0;
   std::string name;
   json solver;                  ///< {plugin, params, name}
+  std::shared_ptr<const Locations> where;  ///< of the solver section, by its pointers in a run's config
   json point = json::object();  ///< the sweep values that apply to this solver
   std::string label;            ///< its series: the name, plus the swept values of its own keys
 };
@@ -527,7 +552,7 @@ json point_config(LocatedJson& doc, const json& point) {
 // The data section, validated by its plugin. `validation: F` is the core's, not the plugin's:
 // hold out F of the training set as the evaluation set (the test set is dropped), for choosing
 // hyperparameters without the test set.
-json validate_data(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
+json validate_data(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg, Locations& where) {
   json section = cfg["data"];
   json validation = nullptr;
   if (section.is_object() && section.contains("validation")) {
@@ -538,20 +563,21 @@ json validate_data(const LocatedJson& doc, const json& cfg, const PluginRegistry
                                     "set held out as the evaluation set), got {}",
                                     doc.locate("/data/validation"), json_text(validation)));
   }
-  json data = validate_plugin_section(doc, section, "/data", Kind::dataset, "data", reg);
+  json data = validate_plugin_section(doc, section, "/data", Kind::dataset, "data", reg, &where, "/data");
   if (!validation.is_null()) data["validation"] = validation;
   return data;
 }
 
 // The features list, each entry validated by its plugin (none: an empty list).
-json validate_features(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
+json validate_features(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg, Locations& where) {
   json features = json::array();
   if (!cfg.contains("features") || cfg["features"].is_null()) return features;
   if (!cfg["features"].is_array())
     throw ConfigError(fmt::format("{}: features must be a list of {{plugin: NAME, ...}}", doc.locate("/features")));
   for (std::size_t f = 0; f < cfg["features"].size(); ++f)
     features.push_back(validate_plugin_section(doc, cfg["features"][f], "/features/" + std::to_string(f), Kind::features,
-                                               "features[" + std::to_string(f) + "]", reg));
+                                               "features[" + std::to_string(f) + "]", reg, &where,
+                                               "/features/" + std::to_string(f)));
   return features;
 }
 
@@ -560,11 +586,11 @@ json validate_features(const LocatedJson& doc, const json& cfg, const PluginRegi
 // records and the config hash covers.
 Shared validate_sections(const LocatedJson& doc, const json& cfg, const PluginRegistry& reg) {
   Shared s;
-  s.data = validate_data(doc, cfg, reg);
-  s.features = validate_features(doc, cfg, reg);
+  s.data = validate_data(doc, cfg, reg, *s.where);
+  s.features = validate_features(doc, cfg, reg, *s.where);
   s.oracle = nullptr;
   if (cfg.contains("oracle") && !cfg["oracle"].is_null())
-    s.oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg);
+    s.oracle = validate_plugin_section(doc, cfg["oracle"], "/oracle", Kind::oracle, "oracle", reg, s.where.get(), "/oracle");
   s.problem = apply_schema(problem_schema(), cfg.value("problem", json::object()), "problem",
                            section_where(doc, "problem"), nullptr);
   if (s.problem.contains("reference")) check_reference(doc, s.problem["reference"], cfg["solvers"]);
@@ -581,11 +607,12 @@ Shared validate_sections(const LocatedJson& doc, const json& cfg, const PluginRe
 
 // Validates solver `s` and pairs it with the oracle: a solver that declares the interfaces it
 // accepts needs an oracle offering one of them (both are data of the plugins' descriptions).
-json pair_solver(const LocatedJson& doc, const json& cfg, std::size_t s, const json& oracle, const PluginRegistry& reg) {
+json pair_solver(const LocatedJson& doc, const json& cfg, std::size_t s, const json& oracle, const PluginRegistry& reg,
+                 Locations& where) {
   const json& sv = cfg["solvers"][s];
   const std::string ptr = "/solvers/" + std::to_string(s);
   const std::string name = sv["name"];
-  json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + name + "'", reg);
+  json solver = validate_plugin_section(doc, sv, ptr, Kind::solver, "solver '" + name + "'", reg, &where, "/solver");
   solver["name"] = name;
   std::vector<std::string> offered;
   if (!oracle.is_null()) offered = reg.get(Kind::oracle, oracle["plugin"]).description->interfaces;
@@ -602,9 +629,10 @@ json pair_solver(const LocatedJson& doc, const json& cfg, std::size_t s, const j
 
 // A sweep key under solvers.NAME (or solvers.INDEX) varies that solver only: the other solvers
 // run once per value of the remaining keys, and the swept values of its own keys label its series.
-SolverPoint solver_point(std::size_t s, json solver, const json& point) {
+SolverPoint solver_point(std::size_t s, json solver, const json& point, Locations where) {
   SolverPoint sp;
   sp.index = s;
+  sp.where = std::make_shared<const Locations>(std::move(where));
   sp.name = solver["name"];
   sp.solver = std::move(solver);
   std::vector<std::string> label_parts;
@@ -648,6 +676,8 @@ std::vector<RunSpec> make_runs(const LocatedJson& doc, const Header& h, const st
   std::vector<RunSpec> runs;
   for (int r = 0; r < h.repeats; ++r) {
     RunSpec run;
+    run.where = shared.where;
+    run.solver_where = sp.where;
     run.experiment = h.name;
     run.solver_name = sp.name;
     run.label = sp.label;
@@ -721,7 +751,9 @@ std::vector<RunSpec> expand_experiment(const std::string& path, const ExpandOpti
     const json cfg = point_config(doc, point);
     const Shared shared = validate_sections(doc, cfg, reg);
     for (std::size_t s = 0; s < cfg["solvers"].size(); ++s) {
-      const SolverPoint sp = solver_point(s, pair_solver(doc, cfg, s, shared.oracle, reg), point);
+      Locations where;
+      json solver = pair_solver(doc, cfg, s, shared.oracle, reg, where);
+      const SolverPoint sp = solver_point(s, std::move(solver), point, std::move(where));
       if (!emitted.insert(sp.name + "\n" + json_text(sp.point)).second) continue;
       for (RunSpec& run : make_runs(doc, header, opts.sets, shared, sp)) runs.push_back(std::move(run));
     }

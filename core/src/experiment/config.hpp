@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ DUALGAP_API void apply_overrides(LocatedJson& doc, const std::vector<std::string
 /// Parses a YAML scalar/flow value given on the command line (e.g. "1e-3", "[1, 2]").
 DUALGAP_API json parse_yaml_value(const std::string& text, const std::string& origin = "--set");
 
+/// Where each value of a run's config was written: JSON pointer into RunSpec::config
+/// ("/oracle", "/oracle/params/class_cost", "/solver/params/M") -> "file:line:col", or the
+/// --set argument or sweep entry that gave it.
+using Locations = std::map<std::string, std::string>;
+
 /// One run of an experiment: everything resolved except expressions in n, d, K.
 struct RunSpec {
   std::string experiment;
@@ -44,6 +50,12 @@ struct RunSpec {
   json config;                        ///< the resolved configuration (what run.json records)
   std::string problem_key;            ///< same problem, same seeds (for reference bounds)
   std::string group_key;              ///< same problem up to seeds (for bands over repeats)
+  /// The plugin sections' locations: those every run of its sweep point shares (data, features,
+  /// oracle), and its solver's (shared by its repeats); null: none known.
+  std::shared_ptr<const Locations> where, solver_where;
+  /// The location of `pointer` in the config, else of its closest enclosing value, else the
+  /// experiment file.
+  std::string locate(const std::string& pointer) const;
 };
 
 /// Most runs (and sweep points) an experiment expands to without ExpandOptions::allow_large:

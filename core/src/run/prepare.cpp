@@ -9,19 +9,27 @@
 #include "base/util.hpp"
 
 namespace dualgap {
-namespace {
 
-double vars_count(const Examples& ex, const char* what) {
-  if (std::string(what) == "n") return static_cast<double>(ex.num_examples());
-  if (std::string(what) == "N") return static_cast<double>(ex.num_units());
-  if (std::string(what) == "d") return static_cast<double>(ex.num_features());
-  return static_cast<double>(ex.num_classes);
+json expression_vars(const Examples& train) {
+  return {{"n", static_cast<double>(train.num_examples())}, {"N", static_cast<double>(train.num_units())},
+          {"d", static_cast<double>(train.num_features())}, {"K", static_cast<double>(train.num_classes)}};
 }
 
-}  // namespace
+void apply_features_step(const json& cfg, std::size_t index, const PluginRegistry& reg, Data& data,
+                         const Locate& locate) {
+  const json& f = cfg["features"][index];
+  const std::string pointer = "/features/" + std::to_string(index);
+  check_data_rules(cfg, pointer, data_shape(data.train, data.source), reg, locate);
+  const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
+  auto fg = create_object<FeatureGenerator>(
+      fp, Params(resolve_expressions(fp.description->params, f["params"], expression_vars(data.train))));
+  fg->fit(data.train, derive_seed(cfg["seeds"]["features"].get<std::uint64_t>(), "features", index));
+  data.train.X = fg->transform(data.train.X);
+  if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
+}
 
 void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir, OracleCounters* counters,
-                 PreparedRun& out) {
+                 PreparedRun& out, const Locate& locate) {
   using Clock = std::chrono::steady_clock;
   // data
   auto t0 = Clock::now();
@@ -38,26 +46,19 @@ void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& 
   info["load_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
   // feature chain, fitted on train only
   t0 = Clock::now();
-  std::uint64_t fseed = cfg["seeds"]["features"].get<std::uint64_t>();
-  std::size_t fidx = 0;
-  for (auto& f : cfg["features"]) {
-    const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
-    json vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
-                 {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
-    auto fg = create_object<FeatureGenerator>(fp, Params(resolve_expressions(fp.description->params, f["params"], vars)));
-    fg->fit(data.train, derive_seed(fseed, "features", fidx++));
-    data.train.X = fg->transform(data.train.X);
-    if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
-  }
+  for (std::size_t f = 0; f < cfg["features"].size(); ++f) apply_features_step(cfg, f, reg, data, locate);
   info["features_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
-  out.vars = {{"n", vars_count(data.train, "n")}, {"N", vars_count(data.train, "N")},
-              {"d", vars_count(data.train, "d")}, {"K", vars_count(data.train, "K")}};
+  out.vars = expression_vars(data.train);
   info["train"] = {{"examples", data.train.num_examples()}, {"units", data.train.num_units()},
                    {"features", data.train.num_features()}, {"classes", data.train.num_classes},
                    {"nonzeros", data.train.X.nonzeros()}, {"sparse", data.train.X.is_sparse()}};
   info["test"] = {{"examples", data.test.num_examples()}, {"units", data.test.num_units()}};
   info["name"] = data.name;
   info["source"] = data.source;
+  // The oracle's and the solver's rules against the data they are given, before either is made.
+  const DataShape shape = data_shape(data.train, data.source);
+  if (!cfg["oracle"].is_null()) check_data_rules(cfg, "/oracle", shape, reg, locate);
+  check_data_rules(cfg, "/solver", shape, reg, locate);
 
   // problem
   Problem& pb = out.problem;

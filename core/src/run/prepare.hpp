@@ -10,6 +10,7 @@
 
 #include "dualgap/oracle.hpp"
 #include "dualgap/solver.hpp"
+#include "experiment/data_rules.hpp"
 #include "plugins/loader.hpp"
 
 namespace dualgap {
@@ -30,8 +31,19 @@ struct PreparedRun {
 };
 
 /// Loads and prepares everything a run needs from its resolved config (run.json "config").
-/// Throws DataError / std::runtime_error naming the file or plugin at fault.
+/// Before a plugin object is made, its rules against the data it receives are checked
+/// (check_data_rules; `locate` places the parameter at fault in the experiment). Throws DataError
+/// / std::runtime_error naming the file or plugin at fault, ConfigError for a broken rule.
 DUALGAP_API void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir,
-                             OracleCounters* counters, PreparedRun& out);
+                             OracleCounters* counters, PreparedRun& out, const Locate& locate = {});
+
+/// Step `index` of the config's feature chain on `data`: the plugin's rules checked against the
+/// data it receives, then fitted on train (with the chain's seed of that step) and applied to
+/// both splits.
+DUALGAP_API void apply_features_step(const json& cfg, std::size_t index, const PluginRegistry& reg, Data& data,
+                                     const Locate& locate = {});
+
+/// n, N, d, K of a training split, as expressions in parameters see them.
+DUALGAP_API json expression_vars(const Examples& train);
 
 }  // namespace dualgap

@@ -230,7 +230,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
 
   try {
     PreparedRun prepared;
-    prepare_run(cfg, reg, cache_dir, &counters, prepared);
+    prepare_run(cfg, reg, cache_dir, &counters, prepared, [&run](const std::string& p) { return run.locate(p); });
     info = prepared.info;
     // A problem is its data, not the seeds that could have drawn them: repeats on a fixed
     // train/test split share one key (and compare one pair of reference bounds), while a random

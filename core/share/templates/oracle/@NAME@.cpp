@@ -34,6 +34,12 @@ class @CLASS@ final : public dualgap::StructuredOracle {
     static void bind(dualgap::Binder<Options>& b) {
       b.field(&Options::normalize, "normalize", "divide the Hamming loss by the number of units of the example");
     }
+    // Rules against the prepared data (n, N, d, K, class names, sequences or graphs:
+    // dualgap::DataShape), checked by `dualgap validate` and before every run. To refuse, set
+    // *issue = {"param", "what was expected"} and return false: dualgap reports it at the
+    // parameter's line in the experiment (param "" : at the plugin's section). E.g. a list with
+    // one value per class checks its size against data.K here. This model fits any data.
+    bool validate_data(const dualgap::DataShape& /*data*/, dualgap::ParamIssue* /*issue*/) const { return true; }
   };
   explicit @CLASS@(const Options& o) : o_(o) {}
 
