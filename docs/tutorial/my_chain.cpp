@@ -34,6 +34,13 @@ class MyChainOracle final : public dualgap::StructuredOracle {
     static void bind(dualgap::Binder<Options>& b) {
       b.field(&Options::normalize, "normalize", "divide the Hamming loss by the number of units of the example");
     }
+    // Chains only: the core's joint feature map pairs a graph example's units by its edges,
+    // which Viterbi does not see. Refused when the experiment is validated, before any run.
+    bool validate_data(const dualgap::DataShape& data, dualgap::ParamIssue* issue) const {
+      if (!data.edges) return true;
+      *issue = {"", "a chain oracle needs sequences; this data has graph examples (edges between units)"};
+      return false;
+    }
   };
   explicit MyChainOracle(const Options& o) : o_(o) {}
 

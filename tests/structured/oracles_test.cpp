@@ -79,6 +79,52 @@ TEST_CASE("chain_viterbi loss values") {
   CHECK(norm->dim(2, 3) == 2 * 3 + 9);
 }
 
+TEST_CASE("multiclass with class_cost equals brute force; its loss is the cost of each wrong unit") {
+  std::mt19937_64 rng(4);
+  const dualgap::json cost = {{"class_cost", {0.5, 2.0, 1.0}}};
+  auto o = oracle("multiclass", cost);
+  for (int U : {1, 3}) {  // multi-class examples, and examples of several independent units
+    for (double scale : {0.05, 1.0}) {
+      Examples ex = chain_examples(6, U, 3, 4, rng);
+      check_against_brute_force(*o, ex, scale, rng, true, nullptr);
+    }
+  }
+  Examples ex = chain_examples(1, 4, 3, 2, rng);
+  std::vector<int> y(ex.y.begin(), ex.y.end());
+  CHECK(o->loss(ex, 0, y.data()) == 0.0);
+  const double costs[] = {0.5, 2.0, 1.0};
+  y[0] = (y[0] + 1) % 3;
+  y[2] = (y[2] + 2) % 3;
+  CHECK(o->loss(ex, 0, y.data()) == doctest::Approx((costs[ex.y[0]] + costs[ex.y[2]]) / 4));
+  // Without costs, the 0-1 (normalized Hamming) loss as before.
+  CHECK(oracle("multiclass")->loss(ex, 0, y.data()) == doctest::Approx(0.5));
+  // An object handed data with another number of classes refuses it instead of reading past
+  // the list.
+  Examples four = chain_examples(2, 1, 4, 2, rng);
+  dualgap::Labeling out;
+  std::vector<double> s;
+  CHECK_THROWS_WITH(o->max_oracle(four, 0, Vector::Zero(o->dim(2, 4)), out, s),
+                    doctest::Contains("class_cost has 3 values for 4 classes"));
+}
+
+TEST_CASE("multiclass: the data check wants one class_cost per class and names the classes") {
+  const auto& d = *dualgap::test::plugins().get(Kind::oracle, "multiclass").description;
+  REQUIRE(static_cast<bool>(d.validate_data));
+  dualgap::DataShape shape;
+  shape.n = shape.N = 10;
+  shape.d = 4;
+  shape.K = 3;
+  shape.class_names = {"cat", "dog", "eel"};
+  auto check = [&](const dualgap::json& params) {
+    return d.validate_data(dualgap::make_params(d.params, params), shape);
+  };
+  CHECK(check(dualgap::json::object()).message.empty());
+  CHECK(check({{"class_cost", {1.0, 2.0, 3.0}}}).message.empty());
+  const auto issue = check({{"class_cost", {1.0, 2.0}}});
+  CHECK(issue.param == "class_cost");
+  CHECK(issue.message == "2 values for 3 classes: expected one per class, in the data's class order (cat, dog, eel)");
+}
+
 TEST_CASE("chain_viterbi refuses graph data") {
   std::mt19937_64 rng(3);
   Examples ex = graph_examples(1, 3, 2, 2, 0.5, rng);

@@ -36,6 +36,14 @@ class ChainViterbi final : public dualgap::StructuredOracle {
       b.choice(&Options::normalized, "loss", {{"normalized", true}, {"count", false}},
                "Hamming loss divided by the sequence length (paper) or the plain count of wrong positions (dlib)");
     }
+    // Chains only (the core pairs a graph example's units by its edges, which Viterbi does not
+    // see): refused when the experiment is validated, not at the first oracle call of a run.
+    bool validate_data(const dualgap::DataShape& data, dualgap::ParamIssue* issue) const {
+      if (!data.edges) return true;
+      *issue = {"", "needs sequence data (one example per sequence, no edges); this data has graph examples: use "
+                    "graph_cut or potts_expansion"};
+      return false;
+    }
   };
   explicit ChainViterbi(const Options& o) : normalized_(o.normalized) {}
 
