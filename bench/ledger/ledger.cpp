@@ -68,6 +68,8 @@ const std::vector<std::string> kTargetColumns = {"gap", "rel_gap", "primal", "te
 /// The counts held exactly, in the order they are printed.
 const std::vector<std::string> kCounts = {"passes", "oracle_calls", "approx_oracle_calls", "primal"};
 
+fs::path workload_file(const Ledger& l, const std::string& name) { return l.dir / "workloads" / (name + ".yaml"); }
+
 [[noreturn]] void ledger_error(const fs::path& file, const YAML::Node& node, const std::string& what) {
   const auto m = node.Mark();
   if (m.line >= 0) throw UsageError(fmt::format("{}:{}: {}", file.string(), m.line + 1, what));
@@ -116,14 +118,11 @@ Ledger read_ledger(const fs::path& dir) {
       if (other.name == wl.name) ledger_error(file, w, "workload '" + wl.name + "' listed twice");
     l.workloads.push_back(wl);
   }
-  for (const auto& name : [&] {
-         std::vector<std::string> all{l.ruler};
-         for (const auto& w : l.workloads) all.push_back(w.name);
-         return all;
-       }())
-    if (!fs::is_regular_file(dir / "workloads" / (name + ".yaml")))
-      throw UsageError(fmt::format("{}: workload '{}' has no file {}", file.string(), name,
-                                   (dir / "workloads" / (name + ".yaml")).string()));
+  std::vector<std::string> names{l.ruler};
+  for (const auto& w : l.workloads) names.push_back(w.name);
+  for (const auto& name : names)
+    if (!fs::is_regular_file(workload_file(l, name)))
+      throw UsageError(fmt::format("{}: workload '{}' has no file {}", file.string(), name, workload_file(l, name).string()));
   return l;
 }
 
@@ -163,7 +162,7 @@ double load_average() {
 dualgap::RunFile run_workload(const Ledger& l, const std::string& dualgap, const fs::path& out,
                               const std::string& name, double* wall) {
   fs::remove_all(out);
-  const std::vector<std::string> argv = {dualgap, "run", (l.dir / "workloads" / (name + ".yaml")).string(),
+  const std::vector<std::string> argv = {dualgap, "run", workload_file(l, name).string(),
                                          "--out", out.string(), "--no-report"};
   dualgap::ProcessOptions opts;
   opts.timeout_s = 600;
@@ -214,16 +213,6 @@ std::string git_commit(const fs::path& dir) {
   }
 }
 
-std::string host_name() {
-  try {
-    auto h = dualgap::read_file("/proc/sys/kernel/hostname");
-    while (!h.empty() && (h.back() == '\n' || h.back() == ' ')) h.pop_back();
-    return h;
-  } catch (const std::exception&) {
-    return "unknown";
-  }
-}
-
 int check(const Ledger& l, const std::string& dualgap, const fs::path& out, bool update, bool record) {
   const char* data = std::getenv("DUALGAP_DATA");
   if (!data || !*data)
@@ -243,10 +232,12 @@ int check(const Ledger& l, const std::string& dualgap, const fs::path& out, bool
 
   const double load_before = load_average();
   std::vector<double> rulers;
+  std::string host;  // as the runner records it in run.json
   for (int k = 0; k < l.ruler_repeats; ++k) {
     double wall = 0;
     const auto r = run_workload(l, dualgap, out / fmt::format("{}-{}", l.ruler, k), l.ruler, &wall);
     rulers.push_back(r.doc["summary"].value("time", NAN));
+    host = r.doc.value("environment", json::object()).value("host", "unknown");
   }
   std::vector<double> sorted = rulers;
   std::sort(sorted.begin(), sorted.end());
@@ -280,7 +271,10 @@ int check(const Ledger& l, const std::string& dualgap, const fs::path& out, bool
     std::string verdict = "same";
     if (!expected.contains(w.name)) {
       verdict = "new";
-      if (!update) ++mismatches, notes.push_back(w.name + ": no counts in counts.json (--update writes them)");
+      if (!update) {
+        ++mismatches;
+        notes.push_back(w.name + ": no counts in counts.json (--update writes them)");
+      }
     } else {
       for (const auto& c : kCounts) {
         const json& e = expected[w.name].contains(c) ? expected[w.name][c] : json(nullptr);
@@ -321,7 +315,7 @@ int check(const Ledger& l, const std::string& dualgap, const fs::path& out, bool
   if (record) {
     const fs::path history = l.dir / "history.jsonl";
     std::string text = fs::exists(history) ? dualgap::read_file(history.string()) : std::string();
-    json line = {{"commit", git_commit(l.dir)}, {"date", dualgap::iso_time_now()}, {"host", host_name()},
+    json line = {{"commit", git_commit(l.dir)}, {"date", dualgap::iso_time_now()}, {"host", host},
                  {"load", {std::round(load_before * 100) / 100, std::round(load_after * 100) / 100}},
                  {"ruler_s", std::round(ruler * 1e4) / 1e4}, {"ratios", ratios}};
     text += dualgap::json_text(line) + "\n";

@@ -44,7 +44,6 @@
 // and `choice` also take a function `T& (Options&)` for a member of a nested struct.
 #pragma once
 
-#include <charconv>
 #include <concepts>
 #include <deque>
 #include <functional>
@@ -52,7 +51,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -255,12 +253,9 @@ class Binder {
     // bcfw's threads was, is re-read by evaluate from its run.json); any other text is wrong.
     if constexpr (options_detail::is_integer_v<T>) {
       if (v.is_string()) {
-        const std::string& s = v.get_ref<const std::string&>();
-        long long x = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::in_range<T>(x))
-          throw ParamError("parameter '" + key + "' has the wrong type: " + v.dump());
-        return static_cast<T>(x);
+        const auto x = integer_from_text(v.get_ref<const std::string&>());
+        if (!x || !std::in_range<T>(*x)) throw ParamError("parameter '" + key + "' has the wrong type: " + v.dump());
+        return static_cast<T>(*x);
       }
     }
     try {

@@ -10,11 +10,14 @@
 // each run; a ParamIssue names the parameter, and the core names its line in the experiment.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "dualgap/api.hpp"
@@ -22,6 +25,16 @@
 namespace dualgap {
 
 using json = nlohmann::json;
+
+/// The integer that `text` spells whole ("2", "-3"), else nullopt: how an integer parameter given
+/// as text is read, both where the core checks an experiment (a quoted YAML number) and where a
+/// plugin reads recorded parameters (a run recorded when the parameter was a string).
+inline std::optional<long long> integer_from_text(std::string_view text) {
+  long long x = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return x;
+}
 
 enum class ParamType {
   boolean,

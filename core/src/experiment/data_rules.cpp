@@ -49,6 +49,11 @@ DataShape data_shape(const Examples& train, const json& source) {
   return s;
 }
 
+json expression_vars(const DataShape& s) {
+  return {{"n", static_cast<double>(s.n)}, {"N", static_cast<double>(s.N)}, {"d", static_cast<double>(s.d)},
+          {"K", static_cast<double>(s.K)}};
+}
+
 bool has_data_rules(const json& cfg, const std::string& pointer, const PluginRegistry& reg) {
   const json::json_pointer at(pointer);
   if (!cfg.contains(at) || !cfg[at].is_object()) return false;
@@ -62,11 +67,10 @@ void check_data_rules(const json& cfg, const std::string& pointer, const DataSha
   const json& section = cfg[json::json_pointer(pointer)];
   const std::string plugin = section["plugin"];
   const LoadedPlugin& p = reg.get(kind_of(pointer), plugin);
-  const json vars = {{"n", shape.n}, {"N", shape.N}, {"d", shape.d}, {"K", shape.K}};
   const json given = section.contains("params") ? section["params"] : json::object();
   ParamIssue issue;
   try {
-    issue = p.description->validate_data(Params(resolve_expressions(p.description->params, given, vars)), shape);
+    issue = p.description->validate_data(Params(resolve_expressions(p.description->params, given, expression_vars(shape))), shape);
   } catch (const ParamError& e) {
     issue = {"", e.what()};
   }

@@ -16,6 +16,9 @@ namespace dualgap {
 /// `source` (Data::source) when it names every class, else the class indices.
 DUALGAP_API DataShape data_shape(const Examples& train, const json& source);
 
+/// n, N, d, K of the shape: the variables of the expressions in parameters ("1/n", "10/d").
+DUALGAP_API json expression_vars(const DataShape& shape);
+
 /// Where a value of a run's config was written, by its JSON pointer (RunSpec::locate).
 using Locate = std::function<std::string(const std::string& pointer)>;
 

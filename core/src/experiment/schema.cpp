@@ -1,7 +1,6 @@
 #include "experiment/schema.hpp"
 #include "base/json_text.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -74,12 +73,8 @@ json check_value(const ParamSpec& p, const json& v_in, const std::string& what, 
       if (v.is_string() && p.named.contains(v.get<std::string>())) return v;
       // The text of an integer ("2", as YAML gives a quoted number) is that integer: the
       // string-like types take a number's text the other way round.
-      if (v.is_string()) {
-        const std::string& s = v.get_ref<const std::string&>();
-        long long x = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-        if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) v = x;
-      }
+      if (v.is_string())
+        if (const auto x = integer_from_text(v.get_ref<const std::string&>())) v = *x;
       if (!is_integer_value(v)) return fail(p.named.empty() ? "an integer" : "an integer or " + named_list(p));
       check_range(v.get<double>());
       return json(static_cast<std::int64_t>(v.get<double>()));

@@ -10,19 +10,15 @@
 
 namespace dualgap {
 
-json expression_vars(const Examples& train) {
-  return {{"n", static_cast<double>(train.num_examples())}, {"N", static_cast<double>(train.num_units())},
-          {"d", static_cast<double>(train.num_features())}, {"K", static_cast<double>(train.num_classes)}};
-}
-
 void apply_features_step(const json& cfg, std::size_t index, const PluginRegistry& reg, Data& data,
                          const Locate& locate) {
   const json& f = cfg["features"][index];
   const std::string pointer = "/features/" + std::to_string(index);
-  check_data_rules(cfg, pointer, data_shape(data.train, data.source), reg, locate);
+  const DataShape shape = data_shape(data.train, data.source);
+  check_data_rules(cfg, pointer, shape, reg, locate);
   const LoadedPlugin& fp = reg.get(Kind::features, f["plugin"]);
   auto fg = create_object<FeatureGenerator>(
-      fp, Params(resolve_expressions(fp.description->params, f["params"], expression_vars(data.train))));
+      fp, Params(resolve_expressions(fp.description->params, f["params"], expression_vars(shape))));
   fg->fit(data.train, derive_seed(cfg["seeds"]["features"].get<std::uint64_t>(), "features", index));
   data.train.X = fg->transform(data.train.X);
   if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
@@ -48,15 +44,15 @@ void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& 
   t0 = Clock::now();
   for (std::size_t f = 0; f < cfg["features"].size(); ++f) apply_features_step(cfg, f, reg, data, locate);
   info["features_time"] = std::chrono::duration<double>(Clock::now() - t0).count();
-  out.vars = expression_vars(data.train);
+  // The oracle's and the solver's rules against the data they are given, before either is made.
+  const DataShape shape = data_shape(data.train, data.source);
+  out.vars = expression_vars(shape);
   info["train"] = {{"examples", data.train.num_examples()}, {"units", data.train.num_units()},
                    {"features", data.train.num_features()}, {"classes", data.train.num_classes},
                    {"nonzeros", data.train.X.nonzeros()}, {"sparse", data.train.X.is_sparse()}};
   info["test"] = {{"examples", data.test.num_examples()}, {"units", data.test.num_units()}};
   info["name"] = data.name;
   info["source"] = data.source;
-  // The oracle's and the solver's rules against the data they are given, before either is made.
-  const DataShape shape = data_shape(data.train, data.source);
   if (!cfg["oracle"].is_null()) check_data_rules(cfg, "/oracle", shape, reg, locate);
   check_data_rules(cfg, "/solver", shape, reg, locate);
 

@@ -43,7 +43,4 @@ DUALGAP_API void prepare_run(const json& cfg, const PluginRegistry& reg, const s
 DUALGAP_API void apply_features_step(const json& cfg, std::size_t index, const PluginRegistry& reg, Data& data,
                                      const Locate& locate = {});
 
-/// n, N, d, K of a training split, as expressions in parameters see them.
-DUALGAP_API json expression_vars(const Examples& train);
-
 }  // namespace dualgap
