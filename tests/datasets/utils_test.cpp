@@ -339,6 +339,70 @@ TEST_CASE("LineScanner: a UTF-8 byte order mark is skipped, CR stripped, every l
   CHECK(line == "\xEF\xBB\xBF" "b");
 }
 
+TEST_CASE("TextReader: the lines of LineScanner, read in pieces, plain, gzip and bzip2") {
+  // Pieces of 64 bytes: lines cross piece boundaries, and a line of 1000 bytes is longer than a
+  // piece (the buffer grows to hold it); the last line has no newline.
+  std::string text = "\xEF\xBB\xBF" "1 1:1\r\n\n# c\n";
+  for (int i = 0; i < 50; ++i) text += std::to_string(i) + " " + std::to_string(i + 1) + ":0.5\n";
+  text += std::string(1000, 'x') + "\n2 2:1";
+  std::vector<std::pair<std::size_t, std::string>> expected;
+  {
+    dualgap::LineScanner lines(text);
+    std::string_view line;
+    while (lines.next(line)) expected.emplace_back(lines.line_number(), std::string(line));
+  }
+  REQUIRE(expected.size() == 55);
+  test::TempDir dir;
+  for (Compression c : {Compression::none, Compression::gzip, Compression::bzip2}) {
+    const std::string path = write_file(dir, std::string("t.") + to_string(c), text, c);
+    for (std::size_t piece : {std::size_t{64}, std::size_t{1} << 22}) {
+      dualgap::TextReader reader(path, piece);
+      CHECK(reader.compression() == c);
+      std::vector<std::pair<std::size_t, std::string>> got;
+      std::string_view line;
+      while (reader.next(line)) got.emplace_back(reader.line_number(), std::string(line));
+      CHECK_MESSAGE(got == expected, to_string(c), " piece ", piece);
+      CHECK(reader.bytes_read() == text.size());
+    }
+  }
+  // An empty file has no line; a file of one newline has one empty line.
+  dualgap::TextReader empty(write_file(dir, "empty", ""));
+  std::string_view line;
+  CHECK(!empty.next(line));
+  dualgap::TextReader one(write_file(dir, "nl", "\n"));
+  REQUIRE(one.next(line));
+  CHECK(line.empty());
+  CHECK(!one.next(line));
+}
+
+TEST_CASE("TextReader: a compressed file cut short or corrupt is an error naming it; a missing file too") {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += std::to_string(i % 3) + " 1:" + std::to_string(i) + "\n";
+  for (Compression c : {Compression::gzip, Compression::bzip2}) {
+    const std::string whole = write_file(dir, std::string("w.") + to_string(c), text, c);
+    const std::string bytes = read_raw_file(whole);
+    const std::string cut = write_file(dir, std::string("cut.") + to_string(c), bytes.substr(0, bytes.size() / 2));
+    std::string corrupt = bytes;
+    for (std::size_t k = corrupt.size() / 3; k < corrupt.size() / 3 + 64; ++k) corrupt[k] = static_cast<char>(corrupt[k] ^ 0x5a);
+    const std::string bad = write_file(dir, std::string("bad.") + to_string(c), corrupt);
+    for (const std::string& p : {cut, bad}) {
+      const std::string msg = error_of([&] {
+        dualgap::TextReader reader(p, 4096);
+        std::string_view line;
+        while (reader.next(line)) {
+        }
+      });
+      CHECK_MESSAGE(msg.find(p + ": corrupt or truncated " + to_string(c) + " data") != std::string::npos, msg);
+    }
+    // Through the plugin, as a run reads it: a DataError naming the file.
+    const std::string msg = error_of([&] { load("libsvm", {{"train", cut}}); });
+    CHECK_MESSAGE(msg.find(cut + ": corrupt or truncated") != std::string::npos, msg);
+  }
+  const std::string msg = error_of([&] { dualgap::TextReader reader((dir.path / "none.svm").string()); });
+  CHECK_MESSAGE(msg.find("none.svm: no such file") != std::string::npos, msg);
+}
+
 TEST_CASE("the core's data options apply to every dataset plugin, generators and structured ones included") {
   // synthetic_chain declares none of them: the core's pipeline applies them all the same.
   const json chain{{"n_train", 12}, {"n_test", 0}, {"K", 3}, {"d", 4}};

@@ -13,9 +13,11 @@
 //   }
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -113,6 +115,143 @@ class LineScanner {
   std::string_view text_;
   std::size_t pos_ = 0;
   std::size_t line_ = 0;
+};
+
+/// The lines of a data file read in pieces (plain, gzip or bzip2 by magic bytes), as LineScanner
+/// gives them: a parser holds a few MB of the text at a time, never the whole file nor its
+/// decompressed copy (a 590 MB LIBSVM file would otherwise be held twice while it is parsed).
+/// A line longer than a piece is read whole (the buffer grows to hold it).
+class DUALGAP_API TextReader {
+ public:
+  /// Opens `path` (a resolved path: resolve_data_path). Throws DataError naming the file when it
+  /// is missing, not a regular file or unreadable; a corrupt or truncated compressed stream is a
+  /// DataError from next() when the reader reaches it.
+  explicit TextReader(const std::string& path, std::size_t piece_bytes = std::size_t{4} << 20);
+  ~TextReader();
+  TextReader(const TextReader&) = delete;
+  TextReader& operator=(const TextReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// The file's compression (magic bytes).
+  Compression compression() const { return compression_; }
+  /// Next line (without the newline, a trailing '\r' stripped, a UTF-8 byte order mark at the
+  /// start of the file skipped); false at the end. Valid until the next call.
+  bool next(std::string_view& line) {
+    for (;;) {
+      if (pos_ < end_) {
+        const char* begin = buf_.data() + pos_;
+        const void* nl = std::memchr(begin, '\n', end_ - pos_);
+        if (nl || eof_) {
+          std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : end_ - pos_;
+          pos_ += len + (nl ? 1 : 0);
+          ++line_;
+          if (len > 0 && begin[len - 1] == '\r') --len;
+          line = std::string_view(begin, len);
+          return true;
+        }
+      } else if (eof_) {
+        return false;
+      }
+      refill();
+    }
+  }
+  /// 1-based number of the line next() returned last (every line counts, as in LineScanner).
+  std::size_t line_number() const { return line_; }
+  /// Bytes of (decompressed) text read so far.
+  std::uint64_t bytes_read() const { return bytes_; }
+
+ private:
+  void refill();  ///< keeps [pos_, end_) at the buffer's start, reads on; sets eof_
+
+  struct Source;
+  std::string path_;
+  Compression compression_ = Compression::none;
+  std::unique_ptr<Source> src_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0, line_ = 0;
+  std::uint64_t bytes_ = 0;
+  bool eof_ = false;
+};
+
+namespace detail {
+/// Anonymous pages for a BlockArray block (mmap): untouched pages cost no memory, and freed
+/// ones go back to the system at once. From malloc, a block freed while the parse turns its
+/// blocks into the final array would stay in malloc's heap, resident, until the heap is trimmed:
+/// the peak would hold the blocks and the array together. Throws std::bad_alloc.
+DUALGAP_API void* map_pages(std::size_t bytes);
+DUALGAP_API void unmap_pages(void* p, std::size_t bytes) noexcept;
+}  // namespace detail
+
+/// An array that grows in blocks of fixed size, for a parser that learns how many values a file
+/// holds only at its end. Growing never moves what is stored (a std::vector that doubles holds
+/// its old and its new array at once, up to 3x the values, and may end with twice the capacity
+/// needed), and drain() copies the values into the exact final array block by block, unmapping
+/// each: the peak is the final array plus one block. T: a trivially copyable type.
+template <class T>
+class BlockArray {
+ public:
+  static constexpr std::size_t kBlock = std::size_t{1} << 17;  ///< values per block (0.5-1 MB)
+
+  BlockArray() = default;
+  BlockArray(BlockArray&& o) noexcept : blocks_(std::move(o.blocks_)), size_(o.size_) {
+    o.blocks_.clear();
+    o.size_ = 0;
+  }
+  BlockArray& operator=(BlockArray&& o) noexcept {
+    if (this != &o) {
+      release();
+      blocks_ = std::move(o.blocks_);
+      size_ = o.size_;
+      o.blocks_.clear();
+      o.size_ = 0;
+    }
+    return *this;
+  }
+  BlockArray(const BlockArray&) = delete;
+  BlockArray& operator=(const BlockArray&) = delete;
+  ~BlockArray() { release(); }
+
+  void push_back(const T& v) {
+    if (size_ % kBlock == 0) {
+      blocks_.reserve(blocks_.size() + 1);  // a failure below must not leak the block
+      blocks_.push_back(static_cast<T*>(detail::map_pages(kBlock * sizeof(T))));
+    }
+    blocks_.back()[size_ % kBlock] = v;
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](std::size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  const T& operator[](std::size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+  /// Writes f(value) to out[0 .. size()) in order, unmapping each block once copied; the array
+  /// is empty afterwards.
+  template <class Out, class F>
+  void drain(Out* out, F f) {
+    std::size_t at = 0;
+    for (T*& b : blocks_) {
+      const std::size_t m = std::min(kBlock, size_ - at);
+      for (std::size_t k = 0; k < m; ++k) out[at + k] = f(b[k]);
+      at += m;
+      detail::unmap_pages(b, kBlock * sizeof(T));
+      b = nullptr;
+    }
+    std::vector<T*>().swap(blocks_);
+    size_ = 0;
+  }
+  template <class Out>
+  void drain(Out* out) {
+    drain(out, [](const T& v) { return v; });
+  }
+
+ private:
+  void release() noexcept {
+    for (T* b : blocks_)
+      if (b) detail::unmap_pages(b, kBlock * sizeof(T));
+    blocks_.clear();
+    size_ = 0;
+  }
+  std::vector<T*> blocks_;
+  std::size_t size_ = 0;
 };
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -12,7 +12,11 @@
 
 #include "data/fetch/registry.hpp"
 #include "dualgap/parse.hpp"
+#include "base/files.hpp"
 #include "base/util.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -150,6 +154,109 @@ std::string decompress(std::string bytes, const std::string& file) {
 }
 
 std::string read_data_file(const std::string& path) { return decompress(read_raw_file(path), path); }
+
+// ---------------------------------------------------------------------------------------------
+// BlockArray's pages
+
+void* detail::map_pages(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+void detail::unmap_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
+
+// ---------------------------------------------------------------------------------------------
+// TextReader
+
+/// Where a TextReader's bytes come from: the file itself, or a decompressor reading it.
+struct TextReader::Source {
+  /// A Boost.Iostreams source over the open file (no copy of its bytes).
+  struct FdSource {
+    using char_type = char;
+    using category = boost::iostreams::source_tag;
+    int fd;
+    std::streamsize read(char* s, std::streamsize n) {
+      for (;;) {
+        const ssize_t r = ::read(fd, s, static_cast<std::size_t>(n));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw std::runtime_error(system_reason(errno));
+        return r == 0 ? -1 : static_cast<std::streamsize>(r);
+      }
+    }
+  };
+  Fd fd;
+  boost::iostreams::filtering_istream in;  // compressed files only
+};
+
+TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
+    : path_(path), src_(std::make_unique<Source>()), buf_(std::max<std::size_t>(piece_bytes, 64)) {
+  namespace io = boost::iostreams;
+  {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) resolve_data_path(path);  // throws the explanatory message
+  }
+  try {
+    src_->fd = open_regular_file(path);  // a FIFO, device or folder is refused, never waited on
+  } catch (const FileError& e) {
+    throw DataError(e.what());
+  }
+  char magic[3] = {0, 0, 0};
+  std::size_t got = 0;
+  while (got < sizeof magic) {
+    const ssize_t r = ::read(src_->fd.get(), magic + got, sizeof magic - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw DataError(path + ": cannot read: " + system_reason(errno));
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  compression_ = detect_compression(std::string_view(magic, got));
+  if (compression_ == Compression::none) {
+    std::copy(magic, magic + got, buf_.begin());  // a regular file: no need to seek back
+    end_ = got;
+  } else {
+    if (::lseek(src_->fd.get(), 0, SEEK_SET) != 0) throw DataError(path + ": cannot read: " + system_reason(errno));
+    if (compression_ == Compression::gzip) src_->in.push(io::gzip_decompressor());
+    else src_->in.push(io::bzip2_decompressor());
+    src_->in.push(Source::FdSource{src_->fd.get()});
+  }
+  refill();
+  bytes_ = end_;
+  if (end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+}
+
+TextReader::~TextReader() = default;
+
+void TextReader::refill() {
+  const std::size_t keep = end_ - pos_;
+  if (pos_ > 0 && keep > 0) std::memmove(buf_.data(), buf_.data() + pos_, keep);
+  pos_ = 0;
+  end_ = keep;
+  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // one line fills the buffer
+  const std::size_t before = end_;
+  while (end_ < buf_.size() && !eof_) {
+    std::size_t n = 0;
+    if (compression_ == Compression::none) {
+      const ssize_t r = ::read(src_->fd.get(), buf_.data() + end_, buf_.size() - end_);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw DataError(path_ + ": cannot read: " + system_reason(errno));
+      n = static_cast<std::size_t>(r);
+    } else {
+      // As decompress(): an error of the stream (corrupt or cut short) is a DataError naming the file.
+      try {
+        src_->in.read(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+        n = static_cast<std::size_t>(src_->in.gcount());
+        if (src_->in.bad()) throw std::runtime_error("stream error");
+      } catch (const std::exception& e) {
+        throw DataError(path_ + ": corrupt or truncated " + to_string(compression_) + " data (" + e.what() + ")");
+      }
+      if (n == 0 && !src_->in) eof_ = true;
+    }
+    if (n == 0) eof_ = true;
+    end_ += n;
+  }
+  bytes_ += end_ - before;
+}
 
 
 RawFiles read_files(const std::vector<std::pair<std::string, std::string>>& files) {

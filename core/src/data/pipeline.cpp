@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "data/cache.hpp"
 #include "data/scale.hpp"
@@ -162,6 +165,12 @@ Data load_data(const LoadedPlugin& plugin, const json& params, const DatasetCont
     json scratch;
     hold_out_validation(data, validation, ctx.seed, info ? *info : scratch);
   }
+#ifdef __GLIBC__
+  // The parse's blocks, the file pieces and the intermediate copies are freed by now, but glibc
+  // keeps freed memory inside its heap resident (it only trims the heap's top): give those pages
+  // back before the solver allocates its state, so that they do not add to the run's peak.
+  malloc_trim(0);
+#endif
   return data;
 }
 

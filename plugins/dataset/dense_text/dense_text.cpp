@@ -118,15 +118,19 @@ class DenseTextDataset final : public DatasetPlugin {
         label_by_name_(o.label_by_name()) {}
 
   Data load(const DatasetContext&) override {
-    const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
-    return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "", f.paths.size() > 1 ? f.bytes[1] : "");
+    const std::string train_path = resolve_data_path(train_, "train");
+    const std::string test_path = test_.empty() ? "" : resolve_data_path(test_, "test");
+    return parse(train_path, test_path);
   }
   bool depends_on_seed() const override { return false; }
 
  private:
+  /// One parsed file, read in pieces (TextReader) into blocks (BlockArray): never the whole text,
+  /// and the values once (8 bytes each) plus one block.
   struct Parsed {
-    std::vector<double> values;  // row-major
-    std::vector<int> label_id;
+    BlockArray<double> values;  // row-major
+    BlockArray<int> label_id;
+    Compression compression = Compression::none;
     LabelCollector labels;
     bool had_header = false;
   };
@@ -217,19 +221,17 @@ class DenseTextDataset final : public DatasetPlugin {
     return out;
   }
 
-  /// Parses one file. `layout` is fixed by the first file; the test file must match it.
-  Parsed parse_file(std::string_view text, const std::string& path, Layout& L, bool first_file) const {
+  /// Parses one file as it is read. `layout` is fixed by the first file; the test file must match it.
+  Parsed parse_file(const std::string& path, Layout& L, bool first_file) const {
     Parsed out;
-    out.values.reserve(text.size() / 6);
-    // The first data lines, read ahead: the column count (first file) and the header rule
-    // look past the first line.
-    std::vector<std::pair<std::size_t, std::string_view>> head;
-    {
-      LineScanner ahead(text);
-      std::string_view line;
-      while (head.size() < 6 && ahead.next(line))
-        if (!blank_or_comment(line)) head.emplace_back(ahead.line_number(), line);
-    }
+    TextReader reader(path);
+    out.compression = reader.compression();
+    // The first data lines, read ahead (and kept): the column count (first file) and the header
+    // rule look past the first line.
+    std::vector<std::pair<std::size_t, std::string>> head;
+    std::string_view line;
+    while (head.size() < 6 && reader.next(line))
+      if (!blank_or_comment(line)) head.emplace_back(reader.line_number(), std::string(line));
     if (head.empty()) throw data_error(path, 0, "no examples in the file");
     std::vector<std::string_view> f, next;
     if (first_file) {
@@ -266,13 +268,8 @@ class DenseTextDataset final : public DatasetPlugin {
                              "header: no if it is data\n",
                      path.c_str(), head[0].first, first_fields(f).c_str());
     }
-    LineScanner lines(text);
-    std::string_view line;
-    while (lines.next(line)) {
-      if (blank_or_comment(line)) continue;
-      const std::size_t ln = lines.line_number();
-      if (header && ln == head[0].first) continue;
-      split_fields(line, L.sep, f);
+    auto take = [&](std::string_view text_line, std::size_t ln) {
+      split_fields(text_line, L.sep, f);
       // A CSV line ending in its separator has an empty last field: said where it is the cause.
       const bool trailing = L.sep != Sep::whitespace && f.size() > 1 && f.back().empty();
       const std::string hint = trailing ? " (the line ends with a separator)" : "";
@@ -305,7 +302,11 @@ class DenseTextDataset final : public DatasetPlugin {
                                                                           : " (missing values are not supported)"));
         out.values.push_back(v);
       }
-    }
+    };
+    for (std::size_t h = header ? 1 : 0; h < head.size(); ++h) take(head[h].second, head[h].first);
+    head = {};
+    while (reader.next(line))
+      if (!blank_or_comment(line)) take(line, reader.line_number());
     return out;
   }
 
@@ -315,21 +316,21 @@ class DenseTextDataset final : public DatasetPlugin {
     std::vector<int> remap(p.labels.tokens().size());
     for (std::size_t k = 0; k < remap.size(); ++k) remap[k] = map.index(p.labels.tokens()[k]);
     ex.y.resize(p.label_id.size());
-    for (std::size_t i = 0; i < ex.y.size(); ++i) ex.y[i] = remap[static_cast<std::size_t>(p.label_id[i])];
-    const auto n = static_cast<Eigen::Index>(p.label_id.size());
-    ex.X = FeatureMatrix(DenseMatrix(Eigen::Map<const DenseMatrix>(p.values.data(), n, static_cast<Eigen::Index>(d))));
-    p.values = {};
+    p.label_id.drain(ex.y.data(), [&](int id) { return remap[static_cast<std::size_t>(id)]; });
+    const auto n = static_cast<Eigen::Index>(ex.y.size());
+    DenseMatrix X(n, static_cast<Eigen::Index>(d));
+    p.values.drain(X.data());
+    ex.X = FeatureMatrix(std::move(X));
     return ex;
   }
 
-  Data parse(const std::string& train_path, const std::string& raw_train, const std::string& test_path,
-             const std::string& raw_test) const {
+  Data parse(const std::string& train_path, const std::string& test_path) const {
     Layout L;
-    Parsed tr = parse_file(decompress(raw_train, train_path), train_path, L, true);
+    Parsed tr = parse_file(train_path, L, true);
     if (tr.label_id.empty()) throw data_error(train_path, 0, "no examples in the file (only a header)");
     Parsed te;
     const bool has_test = !test_path.empty();
-    if (has_test) te = parse_file(decompress(raw_test, test_path), test_path, L, false);
+    if (has_test) te = parse_file(test_path, L, false);
     std::vector<std::string> tokens = tr.labels.tokens();
     tokens.insert(tokens.end(), te.labels.tokens().begin(), te.labels.tokens().end());
     const LabelMap map = LabelMap::build(tokens);
@@ -340,7 +341,7 @@ class DenseTextDataset final : public DatasetPlugin {
     const char* sep = L.sep == Sep::comma ? "comma" : L.sep == Sep::tab ? "tab" : L.sep == Sep::semicolon ? "semicolon" : "whitespace";
     json src{{"plugin", "dense_text"}, {"train", train_path}, {"separator", sep}, {"columns", L.columns},
              {"label_column", L.label}, {"drop_columns", drop_columns_}, {"header", tr.had_header},
-             {"compression", to_string(detect_compression(raw_train))}, {"label_map", map.names()}};
+             {"compression", to_string(tr.compression)}, {"label_map", map.names()}};
     if (has_test) src["test"] = test_path;
     d.source = src;
     return d;

@@ -14,27 +14,35 @@ namespace {
 
 using namespace dualgap;
 
-/// One parsed file, before labels are remapped and indices shifted.
+/// One parsed file, before labels are remapped and indices shifted: the CSR arrays of its rows as
+/// read, in blocks (BlockArray: the text is read in pieces and never held whole, and growing the
+/// arrays never copies them), 16 bytes per nonzero (4 index, 8 value, 4 of slack in the block) and
+/// 8 per example. What later errors name is kept as it is read (the line of the largest index, the
+/// first line beyond num_features), not as a line number per example.
 struct ParsedFile {
   std::string path;
-  std::vector<int> label_id;          // provisional id (LabelCollector) per example
-  std::vector<std::size_t> line_of;   // source line per example (for later errors)
-  std::vector<int> outer{0};
-  std::vector<std::int64_t> index;    // raw indices as written
-  std::vector<double> value;
+  Compression compression = Compression::none;
+  BlockArray<int> label_id;           // provisional id (LabelCollector) per example
+  BlockArray<int> outer;              // end of each row in index/value
+  BlockArray<std::int32_t> index;     // raw indices as written (at most 2^31 - 2)
+  BlockArray<double> value;
   LabelCollector labels;
   std::int64_t max_index = -1;
+  std::size_t max_index_line = 0;     // first line holding max_index
+  std::size_t first_line = 0;         // line of the first example
   std::size_t first_zero_line = 0;    // first line using index 0 (0 = none)
+  std::size_t beyond_line[2] = {0, 0};  // first line with an index - base >= num_features, base 0 and 1
+  std::size_t examples() const { return label_id.size(); }
+  std::size_t nonzeros() const { return index.size(); }
 };
 
-/// Parses LIBSVM text. Hot loop: pointer scanning and std::from_chars, no streams.
-ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
+/// Parses LIBSVM text as it is read. Hot loop: pointer scanning and std::from_chars, no streams.
+/// num_features > 0: the lines beyond it are noted (beyond_line) for the error the caller gives.
+ParsedFile parse_libsvm(const std::string& path, std::int64_t num_features) {
   ParsedFile f;
   f.path = path;
-  // Rough reservation: one value per ~10 bytes.
-  f.index.reserve(text.size() / 10);
-  f.value.reserve(text.size() / 10);
-  LineScanner lines(text);
+  TextReader lines(path);
+  f.compression = lines.compression();
   std::string_view line;
   std::vector<std::pair<std::int64_t, double>> sortbuf;
   while (lines.next(line)) {
@@ -57,8 +65,8 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
       throw data_error(path, ln, "label " + quote_token(label) + " is not a number (LIBSVM labels are class ids such as 1, -1, 3)");
     if (label_value != std::floor(label_value) || std::fabs(label_value) > 2147483647.0)
       throw data_error(path, ln, "label " + quote_token(label) + " is not an integer class id in [-2^31, 2^31)");
+    if (f.label_id.empty()) f.first_line = ln;
     f.label_id.push_back(f.labels.add(label));
-    f.line_of.push_back(ln);
     const std::size_t row_begin = f.index.size();
     std::int64_t prev = -1;
     bool sorted = true;
@@ -84,8 +92,11 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
       if (idx == 0 && f.first_zero_line == 0) f.first_zero_line = ln;
       if (idx <= prev) sorted = false;
       prev = idx;
-      if (idx > f.max_index) f.max_index = idx;
-      f.index.push_back(idx);
+      if (idx > f.max_index) f.max_index = idx, f.max_index_line = ln;
+      if (num_features > 0)
+        for (int base = 0; base < 2; ++base)
+          if (f.beyond_line[base] == 0 && idx - base >= num_features) f.beyond_line[base] = ln;
+      f.index.push_back(static_cast<std::int32_t>(idx));
       f.value.push_back(v);
     }
     if (!sorted) {
@@ -96,7 +107,7 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
       for (std::size_t k = 0; k < sortbuf.size(); ++k) {
         if (k > 0 && sortbuf[k].first == sortbuf[k - 1].first)
           throw data_error(path, ln, "feature index " + std::to_string(sortbuf[k].first) + " appears twice");
-        f.index[row_begin + k] = sortbuf[k].first;
+        f.index[row_begin + k] = static_cast<std::int32_t>(sortbuf[k].first);
         f.value[row_begin + k] = sortbuf[k].second;
       }
     }
@@ -106,26 +117,17 @@ ParsedFile parse_libsvm(std::string_view text, const std::string& path) {
   return f;
 }
 
+/// The examples of a parsed file; its blocks are freed as they are copied, so that the file is
+/// held once (as its blocks, then as the CSR matrix) plus one block.
 Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std::int64_t num_features, bool dense) {
   Examples ex;
   ex.num_classes = map.num_classes();
   std::vector<int> remap(f.labels.tokens().size());
   for (std::size_t k = 0; k < remap.size(); ++k) remap[k] = map.index(f.labels.tokens()[k]);
-  ex.y.resize(f.label_id.size());
-  for (std::size_t i = 0; i < ex.y.size(); ++i) ex.y[i] = remap[static_cast<std::size_t>(f.label_id[i])];
-  const auto rows = static_cast<Eigen::Index>(f.label_id.size());
-  const auto nnz = static_cast<Eigen::Index>(f.index.size());
-  SparseMatrix S(rows, num_features);
-  S.resizeNonZeros(nnz);
-  // std::copy, not memcpy: with no non-zeros (labels without features) the storage is null, and
-  // memcpy from or to null is undefined even for 0 bytes (found by fuzz_libsvm under UBSan).
-  std::copy(f.outer.begin(), f.outer.end(), S.outerIndexPtr());
-  int* inner = S.innerIndexPtr();
-  for (Eigen::Index k = 0; k < nnz; ++k) inner[k] = static_cast<int>(f.index[static_cast<std::size_t>(k)] - base);
-  std::copy(f.value.begin(), f.value.end(), S.valuePtr());
-  // Release the parse buffers early (sector: ~25 MB).
-  f.index = {};
-  f.value = {};
+  const auto rows = static_cast<Eigen::Index>(f.examples());
+  const auto nnz = static_cast<Eigen::Index>(f.nonzeros());
+  ex.y.resize(f.examples());
+  f.label_id.drain(ex.y.data(), [&](int id) { return remap[static_cast<std::size_t>(id)]; });
   if (dense) {
     // Refuse before allocating: with memory overcommit a too-large matrix is not a bad_alloc
     // but an OOM kill while it is zero-filled.
@@ -135,10 +137,15 @@ Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std:
       throw data_error(f.path, 0, "dense: true needs " + std::to_string(bytes * 1e-9) + " GB for " + std::to_string(rows) +
                                       " x " + std::to_string(num_features) + " values, more than half of the " +
                                       std::to_string(phys * 1e-9) + " GB of memory; keep the data sparse (dense: false)");
-    ex.X = FeatureMatrix(DenseMatrix(S));
-  } else {
-    ex.X = FeatureMatrix(std::move(S));
   }
+  SparseMatrix S(rows, num_features);
+  S.resizeNonZeros(nnz);  // exactly nnz entries: the matrix is the file's one copy
+  S.outerIndexPtr()[0] = 0;
+  f.outer.drain(S.outerIndexPtr() + 1);
+  f.index.drain(S.innerIndexPtr(), [base](std::int32_t j) { return static_cast<int>(j - base); });
+  f.value.drain(S.valuePtr());
+  if (dense) ex.X = FeatureMatrix(DenseMatrix(S));
+  else ex.X = FeatureMatrix(std::move(S));
   return ex;
 }
 
@@ -177,23 +184,23 @@ class LibsvmDataset final : public DatasetPlugin {
         num_features_(o.num_features) {}
 
   Data load(const DatasetContext&) override {
-    const RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
-    return parse(f.paths[0], f.bytes[0], f.paths.size() > 1 ? f.paths[1] : "", f.paths.size() > 1 ? f.bytes[1] : "");
+    const std::string train_path = resolve_data_path(train_, "train");
+    const std::string test_path = test_.empty() ? "" : resolve_data_path(test_, "test");
+    return parse(train_path, test_path);
   }
   bool depends_on_seed() const override { return false; }
 
  private:
-  Data parse(const std::string& train_path, const std::string& raw_train, const std::string& test_path,
-             const std::string& raw_test) const {
-    ParsedFile tr = parse_libsvm(decompress(raw_train, train_path), train_path);
+  Data parse(const std::string& train_path, const std::string& test_path) const {
+    ParsedFile tr = parse_libsvm(train_path, num_features_);
     ParsedFile te;
     const bool has_test = !test_path.empty();
-    if (has_test) te = parse_libsvm(decompress(raw_test, test_path), test_path);
+    if (has_test) te = parse_libsvm(test_path, num_features_);
     if (tr.label_id.empty()) throw data_error(train_path, 0, "no examples in the file");
     // One example without features is a zero vector (allowed); a training file where no example
     // has one gives d = 0: nothing to learn, and usually a file in another format or cut short.
-    if (tr.index.empty())
-      throw data_error(train_path, tr.line_of[0],
+    if (tr.nonzeros() == 0)
+      throw data_error(train_path, tr.first_line,
                        "labels but no features: " +
                            (tr.label_id.size() == 1 ? std::string("the one example has")
                                                     : "none of the " + std::to_string(tr.label_id.size()) + " examples has") +
@@ -212,11 +219,7 @@ class LibsvmDataset final : public DatasetPlugin {
     if (num_features_ > 0) {
       if (nf > num_features_) {
         const ParsedFile& f = tr.max_index >= te.max_index ? tr : te;
-        std::size_t ln = 0;
-        for (std::size_t i = 0; i < f.label_id.size() && !ln; ++i)
-          for (int k = f.outer[i]; k < f.outer[i + 1]; ++k)
-            if (f.index[static_cast<std::size_t>(k)] - base >= num_features_) { ln = f.line_of[i]; break; }
-        throw data_error(f.path, ln, "feature index " + std::to_string(f.max_index) + " exceeds num_features = " +
+        throw data_error(f.path, f.beyond_line[base], "feature index " + std::to_string(f.max_index) + " exceeds num_features = " +
                                          std::to_string(num_features_));
       }
       nf = num_features_;
@@ -230,7 +233,7 @@ class LibsvmDataset final : public DatasetPlugin {
     d.train = to_examples(tr, map, base, nf, dense_);
     if (has_test) d.test = to_examples(te, map, base, nf, dense_);
     json src{{"plugin", "libsvm"}, {"train", train_path}, {"index_base", base},
-             {"compression", to_string(detect_compression(raw_train))},
+             {"compression", to_string(tr.compression)},
              {"label_map", map.names()}, {"storage", dense_ ? "dense" : "sparse"},
              {"train_nonzeros", d.train.X.nonzeros()}};
     if (has_test) {
@@ -249,16 +252,12 @@ class LibsvmDataset final : public DatasetPlugin {
     // dimension far beyond what the nonzeros can use, a sign of one stray index.
     const double bytes = static_cast<double>(nf) * std::max(classes, 2) * 8.0;
     const double phys = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    const double nnz = static_cast<double>(tr.index.size() + te.index.size());
+    const double nnz = static_cast<double>(tr.nonzeros() + te.nonzeros());
     const bool too_big = phys > 0 && bytes > 0.25 * phys;
     const bool stray = explicit_features == 0 && static_cast<double>(nf) > 1e6 + 16.0 * nnz;
     if (!too_big && !stray) return;
     const ParsedFile& f = tr.max_index >= te.max_index ? tr : te;
-    std::size_t ln = 0;
-    for (std::size_t i = 0; i < f.label_id.size() && !ln; ++i)
-      for (int k = f.outer[i]; k < f.outer[i + 1]; ++k)
-        if (f.index[static_cast<std::size_t>(k)] == f.max_index) { ln = f.line_of[i]; break; }
-    throw data_error(f.path, ln, "feature index " + std::to_string(f.max_index) + " makes d = " + std::to_string(nf) +
+    throw data_error(f.path, f.max_index_line, "feature index " + std::to_string(f.max_index) + " makes d = " + std::to_string(nf) +
                                      " features: a model of d x K = " + std::to_string(nf) + " x " + std::to_string(classes) +
                                      " weights needs " + std::to_string(bytes * 1e-9) + " GB" +
                                      (too_big ? ", more than a quarter of the " + std::to_string(phys * 1e-9) + " GB of memory"
