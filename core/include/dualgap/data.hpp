@@ -34,7 +34,28 @@ class DUALGAP_API FeatureMatrix {
  public:
   FeatureMatrix() = default;
   explicit FeatureMatrix(DenseMatrix dense) : dense_(std::move(dense)), is_sparse_(false) {}
-  explicit FeatureMatrix(SparseMatrix sparse) : sparse_(std::move(sparse)), is_sparse_(true) {}
+  // Eigen 3.4's SparseMatrix has no move constructor or move assignment: std::move of one is a
+  // deep copy (the data twice for a moment). A matrix given as an rvalue is therefore taken by
+  // swap, and a FeatureMatrix (and so an Examples, a Data) moves without copying its values.
+  explicit FeatureMatrix(const SparseMatrix& sparse) : sparse_(sparse), is_sparse_(true) {}
+  explicit FeatureMatrix(SparseMatrix&& sparse) : is_sparse_(true) { sparse_.swap(sparse); }
+  FeatureMatrix(const FeatureMatrix&) = default;
+  FeatureMatrix& operator=(const FeatureMatrix&) = default;
+  FeatureMatrix(FeatureMatrix&& o) noexcept
+      : dense_(std::move(o.dense_)), is_sparse_(o.is_sparse_), csc_(std::move(o.csc_)) {
+    sparse_.swap(o.sparse_);
+  }
+  FeatureMatrix& operator=(FeatureMatrix&& o) noexcept {
+    if (this != &o) {
+      dense_ = std::move(o.dense_);
+      SparseMatrix().swap(sparse_);  // frees this matrix's values
+      sparse_.swap(o.sparse_);
+      is_sparse_ = o.is_sparse_;
+      csc_ = std::move(o.csc_);
+    }
+    return *this;
+  }
+  ~FeatureMatrix() = default;
 
   bool is_sparse() const { return is_sparse_; }
   Eigen::Index rows() const { return is_sparse_ ? sparse_.rows() : dense_.rows(); }
