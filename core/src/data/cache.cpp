@@ -2,13 +2,18 @@
 #include "data/cache.hpp"
 #include "base/json_text.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <vector>
 
 #include "dualgap/parse.hpp"
+#include "base/files.hpp"
 #include "base/hash.hpp"
 #include "base/util.hpp"
 
@@ -18,6 +23,33 @@ namespace dualgap {
 
 namespace {
 
+/// read() until n bytes or the end; throws FileError naming `path`.
+std::size_t read_fully(int fd, void* dst, std::size_t n, const std::string& path) {
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, static_cast<char*>(dst) + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw FileError(path, "cannot read", errno);
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
+
+/// XXH3 of a file's bytes, read in pieces (the key of a 590 MB data file must not hold it), the
+/// value hash64 gives for the whole content.
+std::uint64_t file_hash64(const std::string& path) {
+  try {
+    const Fd fd = open_regular_file(path);  // a FIFO or device: refused, never waited on
+    Hash64 h;
+    std::vector<char> buf(1 << 20);
+    while (const std::size_t n = read_fully(fd.get(), buf.data(), buf.size(), path)) h.add(buf.data(), n);
+    return h.value();
+  } catch (const FileError& e) {
+    throw DataError(e.what());
+  }
+}
+
 // The own parameters with every string naming an existing file replaced by the hash of its
 // bytes, and every existing folder by its canonical path with the bytes of the files under it
 // added to `files`: the key follows the content, not the spelling of a path.
@@ -26,7 +58,7 @@ json identity_of(const json& j, Hash64& files) {
     const std::string s = j;
     std::error_code ec;
     if (s.empty() || s.size() >= 4096 || !fs::exists(s, ec)) return j;
-    if (fs::is_regular_file(s, ec)) return "file:" + hex64(hash64(read_raw_file(s)));
+    if (fs::is_regular_file(s, ec)) return "file:" + hex64(file_hash64(s));
     if (fs::is_directory(s, ec)) {
       std::vector<fs::path> all;
       for (auto it = fs::recursive_directory_iterator(s, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
@@ -34,7 +66,7 @@ json identity_of(const json& j, Hash64& files) {
       std::sort(all.begin(), all.end());
       for (auto& p : all) {
         files.add(fs::relative(p, s).string());
-        const std::uint64_t h = hash64(read_raw_file(p.string()));
+        const std::uint64_t h = file_hash64(p.string());
         files.add(&h, sizeof h);
       }
       return "dir:" + fs::weakly_canonical(s, ec).string();
@@ -76,35 +108,96 @@ std::string cache_path(const std::string& cache_dir, const std::string& plugin, 
 namespace {
 
 constexpr char kMagic[8] = {'D', 'G', 'C', 'A', 'C', 'H', 'E', '\0'};
+// magic, version, reserved, key, payload size, payload hash
+constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
 
-struct Writer {
+// Where serialized bytes go: a string (serialize_data), a hash (the payload's checksum and
+// data_content_hash) or the cache file itself, so that storing the cache never holds a second
+// copy of the data.
+struct StringSink {
   std::string out;
+  void append(const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+};
+struct HashSink {
+  Hash64 h;
+  std::uint64_t size = 0;
+  void append(const void* p, std::size_t n) {
+    h.add(p, n);
+    size += n;
+  }
+};
+struct FileSink {
+  AtomicFile& file;
+  std::string buf;  // small pieces gathered; arrays go straight to the file
+  void append(const void* p, std::size_t n) {
+    if (n >= (1u << 16)) {
+      flush();
+      file.write(std::string_view(static_cast<const char*>(p), n));
+      return;
+    }
+    buf.append(static_cast<const char*>(p), n);
+    if (buf.size() >= (1u << 20)) flush();
+  }
+  void flush() {
+    if (!buf.empty()) file.write(buf);
+    buf.clear();
+  }
+};
+
+template <class Sink>
+struct Writer {
+  Sink& sink;
   template <class T>
-  void pod(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void pod(const T& v) { sink.append(&v, sizeof v); }
   template <class T>
   void vec(const T* p, std::size_t n) {
     pod(static_cast<std::uint64_t>(n));
-    out.append(reinterpret_cast<const char*>(p), n * sizeof(T));
+    if (n) sink.append(p, n * sizeof(T));
   }
   template <class T>
   void vec(const std::vector<T>& v) { vec(v.data(), v.size()); }
   void str(const std::string& s) { vec(s.data(), s.size()); }
 };
 
-struct CacheReader {
+// Where deserialized bytes come from: bytes in memory (deserialize_data) or the cache file, read
+// straight into the arrays of the data (hashed as they pass, checked at the end).
+struct MemorySource {
   std::string_view in;
   std::size_t pos = 0;
+  std::uint64_t remaining() const { return in.size() - pos; }
+  bool read(void* dst, std::size_t n) {
+    if (remaining() < n) return false;
+    if (n) std::memcpy(dst, in.data() + pos, n);
+    pos += n;
+    return true;
+  }
+};
+struct FileSource {
+  int fd;
+  const std::string& path;
+  std::uint64_t left;  // payload bytes not read yet
+  Hash64 h;
+  std::uint64_t remaining() const { return left; }
+  bool read(void* dst, std::size_t n) {
+    if (left < n || read_fully(fd, dst, n, path) != n) return false;
+    h.add(dst, n);
+    left -= n;
+    return true;
+  }
+};
+
+template <class Source>
+struct CacheReader {
+  Source& src;
   bool ok = true;
   template <class T>
   bool pod(T& v) {
-    if (!ok || in.size() - pos < sizeof v) return ok = false;
-    std::memcpy(&v, in.data() + pos, sizeof v);
-    pos += sizeof v;
+    if (!ok || !src.read(&v, sizeof v)) return ok = false;
     return true;
   }
   bool count(std::uint64_t& n, std::size_t elem) {
     if (!pod(n)) return false;
-    if (n > (in.size() - pos) / elem) return ok = false;
+    if (n > src.remaining() / elem) return ok = false;
     return true;
   }
   template <class T>
@@ -112,39 +205,24 @@ struct CacheReader {
     std::uint64_t n;
     if (!count(n, sizeof(T))) return false;
     v.resize(n);
-    if (n) std::memcpy(v.data(), in.data() + pos, n * sizeof(T));
-    pos += n * sizeof(T);
-    return true;
+    return bytes(v.data(), n * sizeof(T));
   }
   template <class T>
   bool raw(T* dst, std::uint64_t expected) {
     std::uint64_t n;
     if (!count(n, sizeof(T)) || n != expected) return ok = false;
-    if (n) std::memcpy(dst, in.data() + pos, n * sizeof(T));
-    pos += n * sizeof(T);
+    return bytes(dst, n * sizeof(T));
+  }
+  bool bytes(void* dst, std::uint64_t n) {
+    if (!ok || !src.read(dst, n)) return ok = false;
     return true;
   }
   bool str(std::string& s) {
     std::uint64_t n;
     if (!count(n, 1)) return false;
-    s.assign(in.data() + pos, n);
-    pos += n;
-    return true;
+    s.resize(n);
+    return bytes(s.data(), n);
   }
-};
-
-// Hashes what it is given, as Writer would store it (data_content_hash).
-struct HashWriter {
-  Hash64 h;
-  template <class T>
-  void pod(const T& v) { h.add(&v, sizeof v); }
-  template <class T>
-  void vec(const T* p, std::size_t n) {
-    pod(static_cast<std::uint64_t>(n));
-    h.add(p, n * sizeof(T));
-  }
-  template <class T>
-  void vec(const std::vector<T>& v) { vec(v.data(), v.size()); }
 };
 
 // One layout for the cache file and the content hash: what the cache stores of a split is what
@@ -170,15 +248,23 @@ void write_examples(W& w, const Examples& e) {
   if (!sparse) {
     w.vec(e.X.dense().data(), static_cast<std::size_t>(e.X.dense().size()));
   } else {
-    SparseMatrix S = e.X.sparse();
-    S.makeCompressed();
+    // The stored arrays are those of the compressed form: a copy only for a matrix that is not
+    // (no plugin here returns one; a copy of a large matrix doubles the data while it is written).
+    const SparseMatrix& X = e.X.sparse();
+    SparseMatrix copy;
+    if (!X.isCompressed()) {
+      copy = X;
+      copy.makeCompressed();
+    }
+    const SparseMatrix& S = X.isCompressed() ? X : copy;
     w.vec(S.outerIndexPtr(), static_cast<std::size_t>(S.rows() + 1));
     w.vec(S.innerIndexPtr(), static_cast<std::size_t>(S.nonZeros()));
     w.vec(S.valuePtr(), static_cast<std::size_t>(S.nonZeros()));
   }
 }
 
-bool read_examples(CacheReader& r, Examples& e) {
+template <class R>
+bool read_examples(R& r, Examples& e) {
   std::int32_t k;
   if (!r.pod(k)) return false;
   e.num_classes = k;
@@ -194,18 +280,18 @@ bool read_examples(CacheReader& r, Examples& e) {
     std::uint64_t n;
     if (!r.count(n, sizeof(double)) || n != static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols)) return false;
     DenseMatrix D(rows, cols);
-    if (n) std::memcpy(D.data(), r.in.data() + r.pos, n * sizeof(double));
-    r.pos += n * sizeof(double);
+    if (!r.bytes(D.data(), n * sizeof(double))) return false;
     e.X = FeatureMatrix(std::move(D));
   } else {
-    std::vector<int> outer;
-    if (!r.vec(outer) || outer.size() != static_cast<std::size_t>(rows) + 1 || outer.front() != 0) return false;
-    for (std::size_t i = 0; i + 1 < outer.size(); ++i)
-      if (outer[i + 1] < outer[i]) return false;
-    const auto nnz = static_cast<std::uint64_t>(outer.back());
+    std::uint64_t n;
+    if (!r.count(n, sizeof(int)) || n != static_cast<std::uint64_t>(rows) + 1) return false;
     SparseMatrix S(rows, cols);
+    if (!r.bytes(S.outerIndexPtr(), n * sizeof(int)) || S.outerIndexPtr()[0] != 0) return false;
+    for (std::int64_t i = 0; i < rows; ++i)
+      if (S.outerIndexPtr()[i + 1] < S.outerIndexPtr()[i]) return false;
+    const auto nnz = static_cast<std::uint64_t>(S.outerIndexPtr()[rows]);
+    if (nnz > r.src.remaining() / (sizeof(int) + sizeof(double))) return false;
     S.resizeNonZeros(static_cast<Eigen::Index>(nnz));
-    std::memcpy(S.outerIndexPtr(), outer.data(), outer.size() * sizeof(int));
     if (!r.raw(S.innerIndexPtr(), nnz) || !r.raw(S.valuePtr(), nnz)) return false;
     for (std::uint64_t q = 0; q < nnz; ++q)
       if (S.innerIndexPtr()[q] < 0 || S.innerIndexPtr()[q] >= cols) return false;
@@ -214,59 +300,106 @@ bool read_examples(CacheReader& r, Examples& e) {
   return true;
 }
 
-}  // namespace
-
-std::string data_content_hash(const Data& data) {
-  HashWriter w;
+template <class Sink>
+void write_payload(Sink& sink, const Data& data, const std::string& source) {
+  Writer<Sink> w{sink};
+  w.str(data.name);
+  w.str(source);
   write_examples(w, data.train);
   write_examples(w, data.test);
-  return w.h.hex();
 }
 
-std::string serialize_data(const Data& data, std::uint64_t key) {
-  Writer p;
-  p.str(data.name);
-  p.str(json_text(data.source));
-  write_examples(p, data.train);
-  write_examples(p, data.test);
-  Writer w;
-  w.out.reserve(p.out.size() + 48);
-  w.out.append(kMagic, sizeof kMagic);
+/// The cache file's bytes, to `sink`: the header (with the payload's size and hash, from a first
+/// pass that only hashes), then the payload.
+template <class Sink>
+void write_cache(Sink& sink, const Data& data, std::uint64_t key) {
+  const std::string source = json_text(data.source);
+  HashSink hash;
+  write_payload(hash, data, source);
+  Writer<Sink> w{sink};
+  sink.append(kMagic, sizeof kMagic);
   w.pod(kDataCacheVersion);
   w.pod(static_cast<std::uint32_t>(0));
   w.pod(key);
-  w.pod(static_cast<std::uint64_t>(p.out.size()));
-  w.pod(hash64(p.out));
-  w.out += p.out;
-  return std::move(w.out);
+  w.pod(hash.size);
+  w.pod(hash.h.value());
+  write_payload(sink, data, source);
 }
 
-bool deserialize_data(std::string_view bytes, std::uint64_t key, Data& out) {
-  CacheReader h{bytes};
-  char magic[8];
-  std::uint32_t version, reserved;
-  std::uint64_t k, size, sum;
-  if (bytes.size() < sizeof magic) return false;
-  std::memcpy(magic, bytes.data(), sizeof magic);
-  h.pos = sizeof magic;
-  if (std::memcmp(magic, kMagic, sizeof magic) != 0) return false;
-  if (!h.pod(version) || !h.pod(reserved) || !h.pod(k) || !h.pod(size) || !h.pod(sum)) return false;
-  if (version != kDataCacheVersion || k != key || size != bytes.size() - h.pos) return false;
-  const std::string_view payload = bytes.substr(h.pos);
-  if (hash64(payload) != sum) return false;
-  CacheReader r{payload};
-  Data d;
+/// Checks a header; on success `size` and `sum` are the payload's size and hash.
+bool read_header(const char* h, std::uint64_t key, std::uint64_t& size, std::uint64_t& sum) {
+  if (std::memcmp(h, kMagic, sizeof kMagic) != 0) return false;
+  std::uint32_t version;
+  std::uint64_t k;
+  std::memcpy(&version, h + 8, sizeof version);
+  std::memcpy(&k, h + 16, sizeof k);
+  std::memcpy(&size, h + 24, sizeof size);
+  std::memcpy(&sum, h + 32, sizeof sum);
+  return version == kDataCacheVersion && k == key;
+}
+
+/// The payload read through `r` into a Data (not yet checked against the hash).
+template <class R>
+bool read_payload(R& r, Data& d) {
   std::string source;
   if (!r.str(d.name) || !r.str(source) || !read_examples(r, d.train) || !read_examples(r, d.test)) return false;
   d.source = json::parse(source, nullptr, false);
-  if (d.source.is_discarded()) return false;
-  if (r.pos != payload.size()) return false;
+  return !d.source.is_discarded() && r.src.remaining() == 0;
+}
+
+bool checked(Data& d) {
   try {
     d.train.check("cache");
     if (d.test.X.rows() > 0) d.test.check("cache");
   } catch (const std::exception&) {
     return false;
   }
+  return true;
+}
+
+/// The cache file at `path` read straight into `out` (no copy of its bytes): false when it is
+/// not a cache of `key`, is cut short, corrupt or fails its hash; `out` is then left as it was.
+bool read_cache_file(const std::string& path, std::uint64_t key, Data& out) {
+  const Fd fd = open_regular_file(path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return false;
+  char header[kHeaderBytes];
+  std::uint64_t size, sum;
+  if (read_fully(fd.get(), header, sizeof header, path) != sizeof header || !read_header(header, key, size, sum)) return false;
+  if (static_cast<std::uint64_t>(st.st_size) != kHeaderBytes + size) return false;
+  FileSource src{fd.get(), path, size, {}};
+  CacheReader<FileSource> r{src};
+  Data d;
+  if (!read_payload(r, d) || src.h.value() != sum || !checked(d)) return false;
+  out = std::move(d);
+  return true;
+}
+
+}  // namespace
+
+std::string data_content_hash(const Data& data) {
+  HashSink hash;
+  Writer<HashSink> w{hash};
+  write_examples(w, data.train);
+  write_examples(w, data.test);
+  return hash.h.hex();
+}
+
+std::string serialize_data(const Data& data, std::uint64_t key) {
+  StringSink out;
+  write_cache(out, data, key);
+  return std::move(out.out);
+}
+
+bool deserialize_data(std::string_view bytes, std::uint64_t key, Data& out) {
+  std::uint64_t size, sum;
+  if (bytes.size() < kHeaderBytes || !read_header(bytes.data(), key, size, sum)) return false;
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (size != payload.size() || hash64(payload) != sum) return false;
+  MemorySource src{payload};
+  CacheReader<MemorySource> r{src};
+  Data d;
+  if (!read_payload(r, d) || !checked(d)) return false;
   out = std::move(d);
   return true;
 }
@@ -279,7 +412,7 @@ Data load_with_cache(const std::string& cache_dir, const std::string& plugin, st
     std::error_code ec;
     if (fs::exists(path, ec)) {
       try {
-        if (deserialize_data(read_raw_file(path), key, d)) {
+        if (read_cache_file(path, key, d)) {
           set_source_field(d, "cache", "hit");
           return d;
         }
@@ -293,7 +426,11 @@ Data load_with_cache(const std::string& cache_dir, const std::string& plugin, st
   bool ok = true;
   try {
     fs::create_directories(cache_dir);
-    write_file_atomic(cache_path(cache_dir, plugin, key), serialize_data(d, key));  // temp file, fsync, rename
+    AtomicFile file(cache_path(cache_dir, plugin, key));  // temp file, fsync, rename
+    FileSink sink{file, {}};
+    write_cache(sink, d, key);
+    sink.flush();
+    file.commit();
   } catch (const std::exception&) {
     ok = false;
   }
