@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "base/files.hpp"
 #include "base/util.hpp"
 
 namespace fs = std::filesystem;
@@ -17,12 +18,12 @@ namespace fs = std::filesystem;
 namespace dualgap {
 namespace {
 
-void dump(const fs::path& path, const double* data, std::vector<std::size_t> shape) {
+/// An .npy file (C order, '<f8') written through xtensor's writer straight into `file`, which
+/// the caller commits: no copy of the array in memory (sector's w is 46 MB).
+void dump(AtomicFile& file, const double* data, std::vector<std::size_t> shape) {
   std::size_t size = 1;
   for (auto s : shape) size *= s;
-  // .npy through xtensor's writer (C order, '<f8'); written whole, then renamed into place.
-  const std::string bytes = xt::dump_npy(xt::adapt(data, size, xt::no_ownership(), shape));
-  write_file_atomic(path.string(), bytes);
+  xt::detail::dump_npy_stream(file.stream(), xt::adapt(data, size, xt::no_ownership(), shape));
 }
 
 // A float64 array read back from a .npy file. The reader is strict because the file comes from
@@ -141,24 +142,6 @@ std::string row_name(const char* stem, std::size_t row, const char* ext) { retur
 
 }  // namespace
 
-void OwnedIterate::assign(const Iterate& it) {
-  if (it.w) model = "w", w = *it.w;
-  else if (it.W) model = "W", W = *it.W;
-  else if (it.ensemble) model = "ensemble", ensemble = *it.ensemble;
-  else if (it.train_scores) {
-    model = "scores";
-    train_scores = *it.train_scores;
-    has_test_scores = it.test_scores != nullptr;
-    if (has_test_scores) test_scores = *it.test_scores;
-  }
-  has_intercept = it.intercept != nullptr;
-  if (has_intercept) intercept = *it.intercept;
-  has_dual = it.ssvm_dual.has_value();
-  separate_w_alpha = has_dual && it.ssvm_dual->w_alpha != nullptr;
-  if (separate_w_alpha) w_alpha = *it.ssvm_dual->w_alpha;
-  l_alpha = has_dual ? it.ssvm_dual->l_alpha : 0.0;
-}
-
 Iterate OwnedIterate::view() const {
   Iterate it;
   if (model == "w") it.w = &w;
@@ -175,60 +158,95 @@ Iterate OwnedIterate::view() const {
 IterateStore::IterateStore(std::string run_dir, std::string mode) : dir_(std::move(run_dir)), mode_(std::move(mode)) {
   if (mode_ != "none" && mode_ != "final" && mode_ != "all")
     throw std::invalid_argument("record.iterates must be none, final or all, got '" + mode_ + "'");
+  // The temporaries of an earlier attempt of this run that was killed while its last iterate
+  // was pending (".w_000012.npy.tmp-<16 hex>"): only this run writes this folder.
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(fs::path(dir_) / "iterates", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const auto tmp = name.rfind(".tmp-");
+    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos && name.size() - tmp == 5 + 16 &&
+        it->is_regular_file(ec))
+      fs::remove(it->path(), ec);
+  }
 }
+
+IterateStore::~IterateStore() = default;
 
 void IterateStore::keep(const Iterate& it, std::size_t row, double passes) {
   if (mode_ == "none") return;
-  last_.assign(it);
-  model_ = last_.model;
-  last_row_ = row;
-  last_passes_ = passes;
-  have_last_ = true;
   if (mode_ == "all") {
-    saved_.push_back(write(last_, row, passes));
-    have_last_ = false;
+    Written w = write(it, row, passes);
+    for (auto& f : w.files) f->commit();
+    model_ = w.model;
+    saved_.push_back(std::move(w.entry));
+    return;
+  }
+  // final: the checkpoint's files are written now but committed by finish(), each replacing the
+  // last one's (whose temporaries are removed): nothing of the model is copied in memory. A
+  // failure is reported by finish(), as when the copy was written there.
+  pending_ = Written{};
+  error_.clear();
+  try {
+    pending_ = write(it, row, passes);
+  } catch (const std::exception& e) {
+    pending_ = Written{};
+    error_ = e.what();
   }
 }
 
 json IterateStore::finish() {
   if (mode_ == "none") return nullptr;
-  if (have_last_) saved_.push_back(write(last_, last_row_, last_passes_));
-  have_last_ = false;
+  if (!error_.empty()) throw std::runtime_error(error_);
+  if (!pending_.files.empty()) {
+    for (auto& f : pending_.files) f->commit();
+    model_ = pending_.model;
+    saved_.push_back(std::move(pending_.entry));
+    pending_ = Written{};
+  }
   if (saved_.empty()) return nullptr;
   return {{"mode", mode_}, {"model", model_}, {"saved", saved_}};
 }
 
-json IterateStore::write(const OwnedIterate& it, std::size_t row, double passes) {
+IterateStore::Written IterateStore::write(const Iterate& it, std::size_t row, double passes) {
   const fs::path dir = fs::path(dir_) / "iterates";
   fs::create_directories(dir);
+  Written out;
   json files = json::object();
-  auto put = [&](const char* key, const double* data, std::vector<std::size_t> shape) {
-    const std::string name = row_name(key, row, "npy");
-    dump(dir / name, data, std::move(shape));
+  auto open = [&](const char* key, const char* ext) -> AtomicFile& {
+    const std::string name = row_name(key, row, ext);
+    out.files.push_back(std::make_unique<AtomicFile>((dir / name).string()));
     files[key] = "iterates/" + name;
+    return *out.files.back();
+  };
+  auto put = [&](const char* key, const double* data, std::vector<std::size_t> shape) {
+    dump(open(key, "npy"), data, std::move(shape));
   };
   auto rows = [](const DenseMatrix& M) { return std::vector<std::size_t>{std::size_t(M.rows()), std::size_t(M.cols())}; };
-  if (it.model == "w") put("w", it.w.data(), {std::size_t(it.w.size())});
-  else if (it.model == "W") {
-    put("W", it.W.data(), rows(it.W));
-    if (it.has_intercept) put("intercept", it.intercept.data(), {std::size_t(it.intercept.size())});
-  }
-  else if (it.model == "ensemble") {
-    put("alpha", it.ensemble.alpha.data(), rows(it.ensemble.alpha));
+  if (it.w) {
+    out.model = "w";
+    put("w", it.w->data(), {std::size_t(it.w->size())});
+  } else if (it.W) {
+    out.model = "W";
+    put("W", it.W->data(), rows(*it.W));
+    if (it.intercept) put("intercept", it.intercept->data(), {std::size_t(it.intercept->size())});
+  } else if (it.ensemble) {
+    out.model = "ensemble";
+    put("alpha", it.ensemble->alpha.data(), rows(it.ensemble->alpha));
     json stumps = json::array();
-    for (auto& s : it.ensemble.stumps)
+    for (auto& s : it.ensemble->stumps)
       stumps.push_back({{"feature", s.feature}, {"threshold", s.threshold}, {"sign", s.sign}, {"cls", s.cls}});
-    const std::string name = row_name("stumps", row, "json");
-    write_file_atomic((dir / name).string(), json_text(stumps));
-    files["stumps"] = "iterates/" + name;
-  } else if (it.model == "scores") {
-    put("train_scores", it.train_scores.data(), rows(it.train_scores));
-    if (it.has_test_scores) put("test_scores", it.test_scores.data(), rows(it.test_scores));
+    open("stumps", "json").write(json_text(stumps));
+  } else if (it.train_scores) {
+    out.model = "scores";
+    put("train_scores", it.train_scores->data(), rows(*it.train_scores));
+    if (it.test_scores) put("test_scores", it.test_scores->data(), rows(*it.test_scores));
   }
-  if (it.separate_w_alpha) put("w_alpha", it.w_alpha.data(), {std::size_t(it.w_alpha.size())});
-  json entry = {{"row", row}, {"passes", passes}, {"files", files}};
-  if (it.has_dual) entry["l_alpha"] = it.l_alpha;
-  return entry;
+  if (it.ssvm_dual && it.ssvm_dual->w_alpha)
+    put("w_alpha", it.ssvm_dual->w_alpha->data(), {std::size_t(it.ssvm_dual->w_alpha->size())});
+  out.entry = {{"row", row}, {"passes", passes}, {"files", files}};
+  if (it.ssvm_dual) out.entry["l_alpha"] = it.ssvm_dual->l_alpha;
+  return out;
 }
 
 OwnedIterate load_iterate(const std::string& run_dir, const json& e, const std::string& model) {

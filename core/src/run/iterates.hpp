@@ -13,6 +13,7 @@
 // "l_alpha"}]} with paths relative to the run folder.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,9 @@
 
 namespace dualgap {
 
-/// An Iterate that owns its model (a copy kept for `final`, or one read back from disk).
+class AtomicFile;
+
+/// An Iterate that owns its model (one read back from disk).
 struct OwnedIterate {
   std::string model;  ///< "w", "W", "ensemble", "scores"
   Vector w, w_alpha, intercept;
@@ -31,26 +34,35 @@ struct OwnedIterate {
   bool has_test_scores = false, has_dual = false, separate_w_alpha = false, has_intercept = false;
   double l_alpha = 0;
 
-  void assign(const Iterate& it);
   Iterate view() const;
 };
 
+/// The iterates of one run. `final` writes each checkpoint's model to its files at once but
+/// commits them (AtomicFile) only in finish(), each checkpoint's replacing the last's: the model
+/// is never copied in memory, where a copy of w (d x K doubles; sector: 46 MB) would weigh as
+/// much as the solver's own. A killed run leaves its pending temporaries, which the next attempt
+/// of the run removes.
 class DUALGAP_API IterateStore {
  public:
   /// mode: "none", "final" or "all".
   IterateStore(std::string run_dir, std::string mode);
+  ~IterateStore();
   /// Called at every checkpoint with the row index and its passes.
   void keep(const Iterate& it, std::size_t row, double passes);
-  /// Writes what `final` kept; returns the run.json "iterates" entry (null for none / nothing).
+  /// Commits what `final` kept; returns the run.json "iterates" entry (null for none / nothing).
+  /// Throws when writing it failed.
   json finish();
 
  private:
-  json write(const OwnedIterate& it, std::size_t row, double passes);
+  struct Written {
+    json entry;  ///< the run.json "saved" entry
+    std::string model;
+    std::vector<std::unique_ptr<AtomicFile>> files;  ///< not committed yet
+  };
+  Written write(const Iterate& it, std::size_t row, double passes);
   std::string dir_, mode_;
-  OwnedIterate last_;
-  std::size_t last_row_ = 0;
-  double last_passes_ = 0;
-  bool have_last_ = false;
+  Written pending_;    ///< final: the last checkpoint's files
+  std::string error_;  ///< final: why the last checkpoint's files could not be written
   json saved_ = json::array();
   std::string model_;
 };
