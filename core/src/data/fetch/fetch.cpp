@@ -1,5 +1,11 @@
 // Downloading a data set: libcurl (HTTP with Range to resume a .part file) and OpenSSL's
 // SHA-256; a file is kept only when its checksum matches the registry's.
+//
+// Both libraries are opened (dlopen) the first time a download or a checksum needs them, not
+// linked: every dualgap process, each run included, would otherwise map them and what they
+// load (gnutls, nettle, krb5, ldap, ssh2, ...), about 5 MB of resident memory that a run's
+// peak counts and that only `dualgap data` uses.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +30,59 @@ namespace dualgap::datafetch {
 
 namespace {
 
+/// The function `name` of the library `soname`, opened once (and kept: libcurl's global state
+/// lives as long as the process).
+void* library_function(const char* soname, const char* name) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  void* lib = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!lib) lib = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = ::dlerror();
+    throw std::runtime_error(fmt::format("dualgap data needs {} (Debian: libcurl4 and libssl3): {}", soname,
+                                         why ? why : "cannot open it"));
+  }
+  void* f = ::dlsym(lib, name);
+  if (!f) throw std::runtime_error(fmt::format("{} has no function {}", soname, name));
+  return f;
+}
+
+template <class F>
+F function(const char* soname, const char* name) {
+  return reinterpret_cast<F>(library_function(soname, name));
+}
+
+/// What fetch uses of OpenSSL's libcrypto.
+struct Crypto {
+  decltype(&::EVP_Digest) digest = function<decltype(&::EVP_Digest)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_Digest");
+  decltype(&::EVP_sha256) sha256 = function<decltype(&::EVP_sha256)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_sha256");
+  decltype(&::EVP_MD_CTX_new) ctx_new = function<decltype(&::EVP_MD_CTX_new)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_MD_CTX_new");
+  decltype(&::EVP_MD_CTX_free) ctx_free = function<decltype(&::EVP_MD_CTX_free)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_MD_CTX_free");
+  decltype(&::EVP_DigestInit_ex) init = function<decltype(&::EVP_DigestInit_ex)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_DigestInit_ex");
+  decltype(&::EVP_DigestUpdate) update = function<decltype(&::EVP_DigestUpdate)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_DigestUpdate");
+  decltype(&::EVP_DigestFinal_ex) final = function<decltype(&::EVP_DigestFinal_ex)>(DUALGAP_LIBCRYPTO_SONAME, "EVP_DigestFinal_ex");
+};
+const Crypto& crypto() {
+  static const Crypto c;
+  return c;
+}
+
+/// What fetch uses of libcurl (the names are those of curl.h, whose type-checking macros wrap
+/// curl_easy_setopt and curl_easy_getinfo: taking their address expands no macro).
+struct Curl {
+  decltype(&::curl_global_init) global_init = function<decltype(&::curl_global_init)>(DUALGAP_LIBCURL_SONAME, "curl_global_init");
+  decltype(&::curl_easy_init) easy_init = function<decltype(&::curl_easy_init)>(DUALGAP_LIBCURL_SONAME, "curl_easy_init");
+  decltype(&::curl_easy_setopt) setopt = function<decltype(&::curl_easy_setopt)>(DUALGAP_LIBCURL_SONAME, "curl_easy_setopt");
+  decltype(&::curl_easy_perform) perform = function<decltype(&::curl_easy_perform)>(DUALGAP_LIBCURL_SONAME, "curl_easy_perform");
+  decltype(&::curl_easy_getinfo) getinfo = function<decltype(&::curl_easy_getinfo)>(DUALGAP_LIBCURL_SONAME, "curl_easy_getinfo");
+  decltype(&::curl_easy_strerror) strerror = function<decltype(&::curl_easy_strerror)>(DUALGAP_LIBCURL_SONAME, "curl_easy_strerror");
+  decltype(&::curl_easy_cleanup) cleanup = function<decltype(&::curl_easy_cleanup)>(DUALGAP_LIBCURL_SONAME, "curl_easy_cleanup");
+};
+const Curl& curl_api() {
+  static const Curl c;
+  return c;
+}
+
 std::string hex(const unsigned char* d, unsigned n) {
   std::string s;
   for (unsigned i = 0; i < n; ++i) s += fmt::format("{:02x}", d[i]);
@@ -33,7 +92,8 @@ std::string hex(const unsigned char* d, unsigned n) {
 std::string sha256_bytes(const char* data, std::size_t n) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;
-  if (EVP_Digest(data, n, md, &len, EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 failed");
+  const Crypto& c = crypto();
+  if (c.digest(data, n, md, &len, c.sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 failed");
   return hex(md, len);
 }
 
@@ -41,19 +101,20 @@ std::string sha256_bytes(const char* data, std::size_t n) {
 
 std::string sha256_of_file(const std::string& path) {
   const Fd fd = open_regular_file(path);  // a FIFO or device in the data folder: refused, not waited on
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
+  const Crypto& c = crypto();
+  std::unique_ptr<EVP_MD_CTX, decltype(&::EVP_MD_CTX_free)> ctx(c.ctx_new(), c.ctx_free);
+  if (!ctx || c.init(ctx.get(), c.sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 init failed");
   std::vector<char> buf(1 << 16);
   for (;;) {
     const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw FileError(path, "cannot read", errno);
     if (n == 0) break;
-    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(n));
+    c.update(ctx.get(), buf.data(), static_cast<std::size_t>(n));
   }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;
-  EVP_DigestFinal_ex(ctx.get(), md, &len);
+  c.final(ctx.get(), md, &len);
   return hex(md, len);
 }
 
@@ -67,7 +128,7 @@ namespace {
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) throw std::runtime_error("libcurl initialisation failed");
+    if (curl_api().global_init(CURL_GLOBAL_DEFAULT) != 0) throw std::runtime_error("libcurl initialisation failed");
   });
 }
 
@@ -139,7 +200,8 @@ Attempt download(const std::string& url, const fs::path& part, curl_off_t cap, c
   // Appended in place (a download resumes from it), never through a link planted in the data folder.
   FILE* out = fdopen(open_in_place(part.string(), InPlace::append, 0644).release(), "ab");
   if (!out) throw std::runtime_error(part.string() + ": cannot open for writing");
-  CURL* curl = curl_easy_init();
+  const Curl& api = curl_api();
+  CURL* curl = api.easy_init();
   if (!curl) {
     std::fclose(out);
     throw std::runtime_error("libcurl: cannot create a handle");
@@ -152,33 +214,33 @@ Attempt download(const std::string& url, const fs::path& part, curl_off_t cap, c
   sink.name = name;
   sink.last_report = std::chrono::steady_clock::now();
   char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  api.setopt(curl, CURLOPT_URL, url.c_str());
   // A registry or a mirror names only web sources (no file://, no other scheme), also after a redirect.
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_to_file);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, report_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &sink);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+  api.setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  api.setopt(curl, CURLOPT_WRITEFUNCTION, write_to_file);
+  api.setopt(curl, CURLOPT_WRITEDATA, &sink);
+  api.setopt(curl, CURLOPT_XFERINFOFUNCTION, report_progress);
+  api.setopt(curl, CURLOPT_XFERINFODATA, &sink);
+  api.setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  api.setopt(curl, CURLOPT_ERRORBUFFER, error);
+  api.setopt(curl, CURLOPT_FAILONERROR, 1L);
+  api.setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api.setopt(curl, CURLOPT_MAXREDIRS, 10L);
+  api.setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
   // A server announcing more than the file can have is refused before its body arrives.
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, cap - offset);
+  api.setopt(curl, CURLOPT_MAXFILESIZE_LARGE, cap - offset);
   // The whole transfer, and a server that drips: under low_speed_bytes per second for
   // low_speed_seconds ends it (the .part is kept, a later fetch resumes it).
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT, opt.timeout_seconds);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, opt.low_speed_bytes);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, opt.low_speed_seconds);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "dualgap-data-fetch");
-  if (offset > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, offset);
-  a.code = curl_easy_perform(curl);
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http);
-  a.error = error[0] ? error : curl_easy_strerror(a.code);
-  curl_easy_cleanup(curl);
+  api.setopt(curl, CURLOPT_TIMEOUT, opt.timeout_seconds);
+  api.setopt(curl, CURLOPT_LOW_SPEED_LIMIT, opt.low_speed_bytes);
+  api.setopt(curl, CURLOPT_LOW_SPEED_TIME, opt.low_speed_seconds);
+  api.setopt(curl, CURLOPT_USERAGENT, "dualgap-data-fetch");
+  if (offset > 0) api.setopt(curl, CURLOPT_RESUME_FROM_LARGE, offset);
+  a.code = api.perform(curl);
+  api.getinfo(curl, CURLINFO_RESPONSE_CODE, &a.http);
+  a.error = error[0] ? error : api.strerror(a.code);
+  api.cleanup(curl);
   if (sink.over || a.code == CURLE_FILESIZE_EXCEEDED) {
     a.too_large = true;
     a.error = fmt::format("the server {} more than the {} bytes this file has", sink.over ? "sent" : "announced", cap);
