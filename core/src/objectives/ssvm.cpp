@@ -38,8 +38,13 @@ class SsvmObjective final : public Objective {
     const Examples& ex = data_.train;
     dim_ = oracle_.dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes);
     truth_constant_.resize(ex.num_examples());
-    for (std::size_t i = 0; i < ex.num_examples(); ++i)
+    bool constants = false;
+    for (std::size_t i = 0; i < ex.num_examples(); ++i) {
       truth_constant_[i] = oracle_.constant(ex, i, ex.y.data() + ex.unit_begin(i));
+      constants = constants || truth_constant_[i] != 0.0;
+    }
+    // An oracle without a constant term keeps no table (n doubles less during the whole run).
+    if (!constants) truth_constant_ = std::vector<double>();
   }
 
   json describe() const override {
@@ -58,7 +63,7 @@ class SsvmObjective final : public Objective {
     for (std::size_t i = 0; i < n; ++i) {
       const int* yi = ex.y.data() + ex.unit_begin(i);
       oracle_.max_oracle(ex, i, w, lab_, scores_);
-      const double v = lab_.loss + lab_.constant - truth_constant_[i] +
+      const double v = lab_.loss + lab_.constant - (truth_constant_.empty() ? 0.0 : truth_constant_[i]) +
                        oracle_.joint_score(ex, i, lab_.labels.data(), scores_.data(), w) -
                        oracle_.joint_score(ex, i, yi, scores_.data(), w);
       hinge += std::max(v, oracle_.loss(ex, i, yi));
@@ -113,7 +118,7 @@ class SsvmObjective final : public Objective {
   double lambda_;
   ScoreOptions opt_;
   std::size_t dim_ = 0;
-  std::vector<double> truth_constant_;
+  std::vector<double> truth_constant_;  ///< c(y_i); empty when every c(y_i) is 0
   Labeling lab_;
   std::vector<double> scores_;
 };

@@ -13,6 +13,7 @@
 // block_step) and runs its loop: exact steps (SimplexBlocks) the loop of exact_steps.hpp,
 // Frank-Wolfe steps (DenseBlocks, MarginalBlocks) the loop of mp_bcfw.hpp. File layout and
 // formulas: README.md.
+#include <cstdint>
 #include <stdexcept>
 
 #include "dense_blocks.hpp"
@@ -44,9 +45,9 @@ class Bcfw final : public dualgap::Solver {
     const dualgap::Examples& ex = pb.data->train;
     if (ex.num_examples() == 0) throw std::runtime_error("bcfw: no training examples");
     if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || simplex_blocks_apply(ex, *oracle))) {
-      // throws if exact steps do not apply
-      SimplexBlocks st(ex, *oracle, pb.lambda, opt_.shrinking > 0 && opt_.class_shrinking);
-      ExactSteps(opt_, *oracle, ex, st, ctx).run();
+      // A class index in 16 bits where it fits (the n x K class order of class shrinking).
+      if (ex.num_classes < 65536) exact<std::uint16_t>(pb, *oracle, ctx);
+      else exact<int>(pb, *oracle, ctx);
     } else if (dense_blocks(ex, *oracle)) {
       DenseBlocks st(ex, *oracle, pb.lambda);
       MpBcfw<DenseBlocks>(opt_, *oracle, ex, st, ctx).run();
@@ -58,6 +59,13 @@ class Bcfw final : public dualgap::Solver {
   }
 
  private:
+  template <class C>
+  void exact(const dualgap::Problem& pb, dualgap::StructuredOracle& oracle, dualgap::SolverContext& ctx) {
+    // throws if exact steps do not apply
+    SimplexBlocks<C> st(pb.data->train, oracle, pb.lambda, opt_.shrinking > 0 && opt_.class_shrinking);
+    ExactSteps<SimplexBlocks<C>>(opt_, oracle, pb.data->train, st, ctx).run();
+  }
+
   /// Option blocks. auto: dense blocks when a plane's feature vector is much smaller than the
   /// unit features it sums (a step then costs O(dim), not O(units x d)), and n x dim doubles
   /// stay small; never with transitions or inner steps.

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "dualgap/random.hpp"
@@ -17,11 +19,18 @@
 
 namespace dualgap_bcfw {
 
+/// A block (example) index in a pass's order: 32 bits, 4 bytes per example instead of 8.
+using BlockIndex = std::uint32_t;
+
 class BlockOrder {
  public:
   BlockOrder(Sampling sample, int gap_refresh, std::size_t n, std::uint64_t seed)
-      : sample_(sample), gap_refresh_(gap_refresh), n_(n), rng_(seed), order_(n), block_gap_(n, 1.0), cum_(n) {
-    std::iota(order_.begin(), order_.end(), std::size_t{0});
+      : sample_(sample), gap_refresh_(gap_refresh), n_(n), rng_(seed), order_(n) {
+    if (n > std::numeric_limits<BlockIndex>::max())
+      throw std::runtime_error("bcfw: more than 2^32 - 1 examples");
+    std::iota(order_.begin(), order_.end(), BlockIndex{0});
+    // The block gaps (and their running sums) only where gap sampling reads them.
+    if (sample_ == Sampling::gap) block_gap_.assign(n, 1.0), cum_.assign(n, 0.0);
   }
 
   /// Whether the exact pass of this outer iteration visits every block once (always, except for
@@ -31,25 +40,26 @@ class BlockOrder {
   }
 
   /// The blocks of the next pass (n of them); full: the exact pass of a full_pass iteration.
-  const std::vector<std::size_t>& next(bool full) {
+  const std::vector<BlockIndex>& next(bool full) {
     if (sample_ == Sampling::permutation) {
       dualgap::shuffle(order_, rng_);
     } else if (sample_ == Sampling::gap && full) {
-      std::iota(order_.begin(), order_.end(), std::size_t{0});
+      std::iota(order_.begin(), order_.end(), BlockIndex{0});
       dualgap::shuffle(order_, rng_);
     } else if (sample_ == Sampling::uniform) {
-      for (auto& i : order_) i = rng_.below(n_);
+      for (auto& i : order_) i = static_cast<BlockIndex>(rng_.below(n_));
     } else if (sample_ == Sampling::gap) {
       double total = 0;
       for (std::size_t i = 0; i < n_; ++i) cum_[i] = (total += std::max(block_gap_[i], 0.0));
       if (!(total > 0)) {
-        std::iota(order_.begin(), order_.end(), std::size_t{0});
+        std::iota(order_.begin(), order_.end(), BlockIndex{0});
         dualgap::shuffle(order_, rng_);
         return order_;
       }
       for (auto& i : order_) {
         const double u = total * rng_.uniform();
-        i = std::min<std::size_t>(static_cast<std::size_t>(std::upper_bound(cum_.begin(), cum_.end(), u) - cum_.begin()), n_ - 1);
+        i = static_cast<BlockIndex>(std::min<std::size_t>(
+            static_cast<std::size_t>(std::upper_bound(cum_.begin(), cum_.end(), u) - cum_.begin()), n_ - 1));
       }
     }
     return order_;
@@ -57,21 +67,24 @@ class BlockOrder {
 
   /// A random permutation of `blocks` (a subset of the blocks: those shrinking leaves), from
   /// this order's random stream.
-  const std::vector<std::size_t>& permute(std::vector<std::size_t>& blocks) {
+  const std::vector<BlockIndex>& permute(std::vector<BlockIndex>& blocks) {
     dualgap::shuffle(blocks, rng_);
     return blocks;
   }
 
-  /// After an exact step on block i: n times its block gap g_i (DualState::last_gap).
-  void exact_gap(std::size_t i, double gap) { block_gap_[i] = gap; }
+  /// After an exact step on block i: n times its block gap g_i (DualState::last_gap); kept for
+  /// gap sampling only.
+  void exact_gap(std::size_t i, double gap) {
+    if (!block_gap_.empty()) block_gap_[i] = gap;
+  }
 
  private:
   Sampling sample_;
   int gap_refresh_;
   std::size_t n_;
   dualgap::SplitMix64 rng_;
-  std::vector<std::size_t> order_;
-  std::vector<double> block_gap_, cum_;
+  std::vector<BlockIndex> order_;
+  std::vector<double> block_gap_, cum_;  ///< gap sampling only
 };
 
 }  // namespace dualgap_bcfw

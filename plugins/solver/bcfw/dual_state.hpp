@@ -61,7 +61,7 @@ class DualState {
   /// F(phi) = -lambda/2 ||w||^2 + phi_circ.
   double dual() const { return -0.5 * lambda_ * w.squaredNorm() + phi_circ; }
   /// c(y_i) of example i.
-  double truth_constant(std::size_t i) const { return c_truth_[i]; }
+  double truth_constant(std::size_t i) const { return c_truth_.empty() ? 0.0 : c_truth_[i]; }
   /// Value of the target minus value of the current block before the last step (n times the
   /// block duality gap g_i when the target is the exact oracle's plane).
   double last_gap() const { return last_gap_; }
@@ -108,12 +108,16 @@ class DualState {
     w = Vector::Zero(static_cast<Eigen::Index>(oracle.dim(d_, K_)));
     cbar_.assign(n_, 0.0);
     c_truth_.assign(n_, 0.0);
+    bool constants = false;
     for (std::size_t i = 0; i < n_; ++i) {
       const int* yi = ex.y.data() + ex.unit_begin(i);
       c_truth_[i] = oracle.constant(ex, i, yi);
+      constants = constants || c_truth_[i] != 0.0;
       cbar_[i] = oracle.loss(ex, i, yi);
       phi_circ += cbar_[i] / static_cast<double>(n_);
     }
+    // Oracles without a constant term (all but a fixed Potts term) keep no table: n doubles less.
+    if (!constants) c_truth_ = std::vector<double>();
   }
 
   /// Exact line search of a step on block i: bracket = value of the current block minus value
@@ -143,7 +147,7 @@ class DualState {
   std::size_t d_;
   double lambda_;
   std::vector<double> cbar_;     ///< n * phi^i_circ (convex combination of plane offsets)
-  std::vector<double> c_truth_;  ///< c(y_i)
+  std::vector<double> c_truth_;  ///< c(y_i); empty when every c(y_i) is 0 (truth_constant)
   std::size_t last_block_ = 0;
   double last_scale_ = 0;  ///< w changed by last_scale_ * (block change) in the last step
   double last_gap_ = 0;

@@ -42,9 +42,11 @@
 
 namespace dualgap_bcfw {
 
+/// Blocks: a SimplexBlocks<C> (simplex_blocks.hpp).
+template <class Blocks>
 class ExactSteps {
  public:
-  ExactSteps(const Options& opt, dualgap::StructuredOracle& oracle, const Examples& ex, SimplexBlocks& st,
+  ExactSteps(const Options& opt, dualgap::StructuredOracle& oracle, const Examples& ex, Blocks& st,
              dualgap::SolverContext& ctx)
       : opt_(opt),
         oracle_(oracle),
@@ -82,7 +84,7 @@ class ExactSteps {
   /// where the recorder's budget was reached (asked per block only in a pass that can reach it).
   bool pass(int iteration, bool& cut) {
     // A pass that skips blocks permutes only the blocks it visits (permutation sampling).
-    const std::vector<std::size_t>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
+    const std::vector<BlockIndex>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
                                                 ? order_.permute(shrink_.active())
                                                 : order_.next(order_.full_pass(iteration));
     bool moved = false;
@@ -129,10 +131,13 @@ class ExactSteps {
     return st_.step_active(i);
   }
 
-  /// A checkpoint with w made current (inside the solver's time).
+  /// A checkpoint with w made current, then back to the layout of the passes (both inside the
+  /// solver's time).
   dualgap::Action checkpoint(double passes) {
     st_.sync_w();
-    return checkpoints_.record(passes);
+    const dualgap::Action action = checkpoints_.record(passes);
+    st_.resume_passes();
+    return action;
   }
   /// The loop's columns at a checkpoint (checkpoints.hpp adds the iterate and its dual point).
   void columns(dualgap::Iterate& it) const {
@@ -147,7 +152,7 @@ class ExactSteps {
   const Examples& ex_;
   const std::size_t n_;
   dualgap::Recorder& rec_;
-  SimplexBlocks& st_;
+  Blocks& st_;
   BlockOrder order_;
   Shrinking shrink_;
   IterateAverages averages_;

@@ -51,6 +51,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "block_order.hpp"
 #include "dual_state.hpp"
 #include "dualgap/oracles/structured.hpp"
 #include "dualgap/solver.hpp"
@@ -107,7 +108,7 @@ class MiniBatches {
   /// block with sequential steps, per batch with a common one (the averages replay the change
   /// through add_last_change). Returns whether any block moved.
   template <class AfterBlock, class AfterStep>
-  bool pass(const std::vector<std::size_t>& order, Storage& st, AfterBlock&& after_block, AfterStep&& after_step) {
+  bool pass(const std::vector<BlockIndex>& order, Storage& st, AfterBlock&& after_block, AfterStep&& after_step) {
     bool moved = false;
     for (std::size_t t = 0; t < order.size();) {
       std::size_t b = 0;

@@ -139,7 +139,7 @@ class MpBcfw {
   /// Line 5: one pass of BCFW steps with the exact max-oracle; each oracle plane joins W_i.
   /// Returns whether any block moved.
   bool exact_pass(int iteration, bool full) {
-    const std::vector<std::size_t>& order = order_.next(full);
+    const std::vector<BlockIndex>& order = order_.next(full);
     passes_ += 1.0;
     if (batches_.enabled()) return minibatch_pass(order, iteration);
     bool moved = false;
@@ -169,7 +169,7 @@ class MpBcfw {
   /// Line 5 with option batch > 1: the pass in mini-batches whose exact oracle calls run in
   /// parallel at the batch's w, and whose blocks then step one by one or together (minibatch.hpp,
   /// Wang et al., ICML 2016); each oracle plane joins W_i with its block's step size.
-  bool minibatch_pass(const std::vector<std::size_t>& order, int iteration) {
+  bool minibatch_pass(const std::vector<BlockIndex>& order, int iteration) {
     using Slot = typename MiniBatches<Storage>::Slot;
     return batches_.pass(
         order, st_,
@@ -192,7 +192,7 @@ class MpBcfw {
     if (!opt_.approximate_passes()) return;
     for (int p = 0; p < opt_.M; ++p) {
       const double F_before = st_.dual(), t_before = rec_.solver_time_s();
-      const std::vector<std::size_t>& order = order_.next(false);
+      const std::vector<BlockIndex>& order = order_.next(false);
       for (std::size_t t = 0; t < n_; ++t) {
         if (t + 1 < n_) st_.prefetch_approximate(order[t + 1]);
         approximate_step(order[t], iteration);

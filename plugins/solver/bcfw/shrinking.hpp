@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "block_order.hpp"
+
 namespace dualgap_bcfw {
 
 class Shrinking {
@@ -44,10 +46,10 @@ class Shrinking {
   bool skipping() const { return !full_; }
   /// The blocks this pass visits, in index order (a pass's order permutes them: permuting n
   /// indices to visit a tenth of them would cost more than the skipping saves).
-  std::vector<std::size_t>& active() {
+  std::vector<BlockIndex>& active() {
     active_.clear();
     for (std::size_t i = 0; i < shrunk_.size(); ++i)
-      if (!shrunk_[i]) active_.push_back(i);
+      if (!shrunk_[i]) active_.push_back(static_cast<BlockIndex>(i));
     return active_;
   }
   /// After the exact step on block i: moved = whether the block changed, violation = how far
@@ -68,7 +70,7 @@ class Shrinking {
  private:
   int every_;
   std::vector<char> shrunk_;
-  std::vector<std::size_t> active_;
+  std::vector<BlockIndex> active_;
   bool full_ = true;
   bool moved_last_ = true;
   bool skipped_last_ = false;   ///< the last pass skipped blocks

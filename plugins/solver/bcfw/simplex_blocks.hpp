@@ -15,16 +15,19 @@
 // The step moves block i to m* (so F never decreases and the block is optimal for the other
 // blocks fixed): the FW step of BCFW moves only towards the best vertex, with a line search.
 //
-// Storage: mbar (n x K, row i = mbar_i) and o (n x K; none for the 0-1 loss, where o_i(k) =
-// [k != y_i]) dense; w and phi_circ as in DualState.
-// Sparse X: w is kept feature-major (wT[j K + k] = w_k[j]) while the solver runs, and the loop
+// Storage: mbar (n x K doubles, row i = mbar_i), the class order of class shrinking (n x K
+// class indices of type C: 16 bits when K < 65536) and o (n x K; none for the 0-1 loss, where
+// o_i(k) = [k != y_i]) dense; per block its offset cbar_i and ||x_i||^2 (doubles) and its count
+// of active classes (C); w and phi_circ as in DualState. The label is read from the data.
+// Sparse X: w is kept feature-major (w[j K + k] = w_k[j]) while the solver runs, and the loop
 // computes the scores itself (max_oracle_scored): a sparse row's scores then read K contiguous
 // weights per nonzero instead of K weights d apart each (sector: d = 55197, K = 105, 46 MB of w,
-// every score a cache miss), the layout LIBLINEAR uses. w is rebuilt from wT before every
-// checkpoint (sync_w, solver time). Dense X with at most a quarter of its entries nonzero (MNIST:
-// 19 %) is copied to CSR once and treated the same way: a visit then reads 12 bytes per nonzero
-// instead of 8 per entry (MNIST: 1.8 KB instead of 6.3 KB a row, and a pass reads every row from
-// memory), as LIBLINEAR, which always stores rows sparse.
+// every score a cache miss), the layout LIBLINEAR uses. Before every checkpoint w is transposed
+// in place to the class-major layout the core scores (sync_w, solver time), and back after it
+// (resume_passes): one array of d x K doubles, never two. Dense X with at most a quarter of its
+// entries nonzero (MNIST: 19 %) is copied to CSR once and treated the same way: a visit then
+// reads 12 bytes per nonzero instead of 8 per entry (MNIST: 1.8 KB instead of 6.3 KB a row, and
+// a pass reads every row from memory), as LIBLINEAR, which always stores rows sparse.
 //
 // Class shrinking (with option shrinking, as LIBLINEAR's Crammer-Singer solver): a step keeps
 // per block the classes that may still enter its optimum, an active prefix of a permutation of
@@ -108,6 +111,29 @@ DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std:
 }
 }  // namespace detail
 
+/// Transposes the rows x cols row-major matrix a (rows cols values) in place into its cols x rows
+/// transpose, by following the cycles of the permutation p -> p rows mod (rows cols - 1) (the
+/// entry at p = r cols + c goes to c rows + r); `seen` is scratch (rows cols bits). Moves values
+/// only: no number changes.
+inline void transpose_in_place(double* a, std::size_t rows, std::size_t cols, std::vector<bool>& seen) {
+  const std::size_t n = rows * cols;
+  if (rows <= 1 || cols <= 1) return;
+  const std::size_t m = n - 1;
+  seen.assign(n, false);
+  for (std::size_t start = 1; start < m; ++start) {
+    if (seen[start]) continue;
+    std::size_t p = start;
+    double v = a[p];
+    do {
+      const auto q = static_cast<std::size_t>(static_cast<unsigned __int128>(p) * rows % m);
+      std::swap(v, a[q]);
+      seen[q] = true;
+      p = q;
+    } while (p != start);
+  }
+  seen = std::vector<bool>();
+}
+
 /// Whether exact block steps apply: one unit per example and no transition features.
 inline bool simplex_blocks_apply(const Examples& ex, const StructuredOracle& oracle) {
   if (oracle.uses_transitions()) return false;
@@ -116,6 +142,8 @@ inline bool simplex_blocks_apply(const Examples& ex, const StructuredOracle& ora
   return true;
 }
 
+/// C: the type of a class index in the class order (std::uint16_t when K < 65536, else int).
+template <class C>
 class SimplexBlocks : public DualState {
  public:
   /// Changes of a block entry at most this large count as no change: they are rounding of the
@@ -140,36 +168,39 @@ class SimplexBlocks : public DualState {
       own_rows_.makeCompressed();
       rows_ = &own_rows_;
     }
+    if (static_cast<std::uint64_t>(K_) > std::numeric_limits<C>::max())
+      throw std::logic_error("bcfw: the class index type of the exact steps cannot hold K");
     feature_major_ = rows_ != nullptr;
+    fm_layout_ = feature_major_;  // w = 0 in either layout
     const auto K = static_cast<std::size_t>(K_);
-    if (feature_major_) wT_.assign(d_ * K, 0.0);  // = w = 0
     mbar_.assign(n_ * K, 0.0);
-    off_.assign(n_ * K, 0.0);
     sq_norm_.assign(n_, 0.0);
     cls_.resize(n_ * K);
-    active_.assign(n_, K_);
+    active_.assign(n_, static_cast<C>(K_));
     S_.assign(K, 0.0), G_.assign(K, 0.0), v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
     touched_.reserve(K);
-    label_.assign(n_, 0);
     std::vector<int> y(1);
+    auto offset = [&](std::size_t i, int k) {
+      y[0] = k;
+      return oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - truth_constant(i);
+    };
+    // The 0-1 loss without a constant term (the multiclass oracle): o_i(k) = [k != y_i] needs no
+    // table, and a visit reads one random row less. Decided before the table is allocated: n x K
+    // doubles held for nothing would add to the run's peak.
     zero_one_ = true;
+    for (std::size_t i = 0; i < n_ && zero_one_; ++i)
+      for (int k = 0; k < K_ && zero_one_; ++k) zero_one_ = offset(i, k) == (k != label(i) ? 1.0 : 0.0);
+    if (!zero_one_) off_.assign(n_ * K, 0.0);
     for (std::size_t i = 0; i < n_; ++i) {
-      const int yi = ex.y[static_cast<std::size_t>(ex.unit_begin(i))];
-      label_[i] = yi;
+      const int yi = label(i);
       for (int k = 0; k < K_; ++k) {
-        y[0] = k;
-        const double o = oracle.loss(ex, i, y.data()) + oracle.constant(ex, i, y.data()) - c_truth_[i];
-        off_[i * K + static_cast<std::size_t>(k)] = o;
-        zero_one_ = zero_one_ && o == (k != yi ? 1.0 : 0.0);
-        cls_[i * K + static_cast<std::size_t>(k)] = k;
+        if (!zero_one_) off_[i * K + static_cast<std::size_t>(k)] = offset(i, k);
+        cls_[i * K + static_cast<std::size_t>(k)] = static_cast<C>(k);
       }
       // Algorithm 2, line 1: phi^i = phi^{i y_i}, the vertex e_{y_i} (DualState set cbar_i = o_i(y_i)).
       mbar_[i * K + static_cast<std::size_t>(yi)] = 1.0;
       sq_norm_[i] = ex.X.row_sq_norm(ex.unit_begin(i));
     }
-    // The 0-1 loss without a constant term (the multiclass oracle): o_i(k) = [k != y_i] needs no
-    // table, and a visit reads one random row less.
-    if (zero_one_) off_ = std::vector<double>();
   }
 
   /// Exact step on block i after the exact oracle call: S is the unary score table of the current
@@ -179,8 +210,8 @@ class SimplexBlocks : public DualState {
   /// more than kNoMove; if not, nothing changed).
   bool step(std::size_t i, const int* yhat, double offset, const double* S) {
     const auto K = static_cast<std::size_t>(K_);
-    active_[i] = K_;
-    const int* c = cls_.data() + i * K;
+    active_[i] = static_cast<C>(K_);
+    const C* c = cls_.data() + i * K;
     for (std::size_t a = 0; a < K; ++a) S_[a] = S[c[a]];
     return solve_block(i, S[yhat[0]] + offset, yhat[0]);
   }
@@ -204,30 +235,31 @@ class SimplexBlocks : public DualState {
     return n_ == 0 ? 1.0 : s / (static_cast<double>(n_) * K_);
   }
 
-  /// Whether w is kept feature-major (sparse rows): then the loop takes the scores from scores()
-  /// and w is valid only after sync_w().
+  /// Whether w is kept feature-major (sparse rows) during the passes: then the loop takes the
+  /// scores from scores(), and w is class-major only between sync_w() and resume_passes().
   bool feature_major() const { return feature_major_; }
-  /// S[k] = <w_k, x_i> from the feature-major weights (feature_major() only).
+  /// S[k] = <w_k, x_i> from the feature-major weights (feature_major() only, during the passes).
   void scores(std::size_t i, std::vector<double>& S) const {
     const auto K = static_cast<std::size_t>(K_);
     S.assign(K, 0.0);
     const auto& X = *rows_;
     const auto r = ex_.unit_begin(i);
+    const double* wT = w.data();
     for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e)
-      detail::axpy_row(S.data(), X.valuePtr()[e], wT_.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K, K);
+      detail::axpy_row(S.data(), X.valuePtr()[e], wT + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K, K);
   }
-  /// w = the class-major copy of the feature-major weights (no-op for dense X).
+  /// Makes w class-major (w_k[j] at k d + j), as the core scores it: transposes the feature-major
+  /// weights in place (no-op for dense X, or when w is class-major already).
   void sync_w() {
-    if (!feature_major_) return;
-    // Blocks of 64 features: their K x 64 weights stay in cache while each class row is written.
-    const auto K = static_cast<std::size_t>(K_);
-    for (std::size_t j0 = 0; j0 < d_; j0 += 64) {
-      const std::size_t j1 = std::min(d_, j0 + 64);
-      for (std::size_t k = 0; k < K; ++k) {
-        double* wk = w.data() + k * d_;
-        for (std::size_t j = j0; j < j1; ++j) wk[j] = wT_[j * K + k];
-      }
-    }
+    if (!fm_layout_) return;
+    transpose_in_place(w.data(), d_, static_cast<std::size_t>(K_), seen_);
+    fm_layout_ = false;
+  }
+  /// After a checkpoint: w back to the feature-major layout of the passes (no-op for dense X).
+  void resume_passes() {
+    if (!feature_major_ || fm_layout_) return;
+    transpose_in_place(w.data(), static_cast<std::size_t>(K_), d_, seen_);
+    fm_layout_ = true;
   }
 
   /// target += coef * (w after the last step - w before it) = coef/(lambda n) x_i (x) Dm over the
@@ -259,7 +291,7 @@ class SimplexBlocks : public DualState {
       for (std::size_t b = 0; b < bytes + 63; b += 64) __builtin_prefetch(o + b);
     }
     if (class_shrinking_)
-      for (std::size_t b = 0; b < bytes / 2 + 63; b += 64) __builtin_prefetch(c + b);
+      for (std::size_t b = 0; b < static_cast<std::size_t>(K_) * sizeof(C) + 63; b += 64) __builtin_prefetch(c + b);
   }
 
   /// mbar_i (K values), for tests.
@@ -268,24 +300,27 @@ class SimplexBlocks : public DualState {
  private:
   const dualgap::SparseMatrix* rows_ = nullptr;  ///< X as CSR: the data's own, or own_rows_
   dualgap::SparseMatrix own_rows_;  ///< CSR copy of a dense X with few nonzeros
-  bool feature_major_ = false;   ///< rows_ set: w lives in wT_ during passes
-  std::vector<double> wT_;       ///< d x K: wT_[j K + k] = w_k[j] (feature_major_ only)
+  bool feature_major_ = false;   ///< rows_ set: w is feature-major during the passes
+  bool fm_layout_ = false;       ///< w is feature-major now (w[j K + k] = w_k[j])
+  std::vector<bool> seen_;       ///< scratch of transpose_in_place
   std::vector<double> mbar_;     ///< n x K: row i = mbar_i, a point of the simplex
   std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i); empty if zero_one_
-  std::vector<int> label_;       ///< y_i
   bool zero_one_ = false;        ///< o_i(k) = [k != y_i] for every block (no table kept)
   std::vector<double> sq_norm_;  ///< ||x_i||^2
   bool class_shrinking_;
   double last_violation_ = 0;    ///< max_k G_k - min over the classes holding weight, before the last step
-  std::vector<int> cls_;         ///< n x K: row i = a permutation of the classes, active ones first
-  std::vector<int> active_;      ///< number of active classes of block i
+  std::vector<C> cls_;           ///< n x K: row i = a permutation of the classes, active ones first
+  std::vector<C> active_;        ///< number of active classes of block i
   std::vector<double> S_, G_, v_, m_, dm_, kept_;  ///< scratch of one step, by active position
   std::vector<int> touched_;     ///< classes whose entry the last step changed
+
+  /// y_i (one unit per example).
+  int label(std::size_t i) const { return ex_.y[static_cast<std::size_t>(ex_.unit_begin(i))]; }
 
   /// S_[a] = <w_k, x_i> for the active classes k = cls_i[a] of block i (step_active's scores).
   void active_scores(std::size_t i) {
     const auto K = static_cast<std::size_t>(K_);
-    const int* c = cls_.data() + i * K;
+    const C* c = cls_.data() + i * K;
     const auto na = static_cast<std::size_t>(active_[i]);
     const auto r = ex_.unit_begin(i);
     if (feature_major_) {
@@ -297,7 +332,7 @@ class SimplexBlocks : public DualState {
         // Few classes (the usual case): one class at a time, two sums in registers; adding into
         // S_[a] per nonzero would chain every addition on the previous one through memory.
         for (std::size_t a = 0; a < na; ++a) {
-          const double* wk = wT_.data() + c[a];
+          const double* wk = w.data() + c[a];
           double s0 = 0, s1 = 0;
           auto e = b;
           for (; e + 1 < end; e += 2) {
@@ -312,7 +347,7 @@ class SimplexBlocks : public DualState {
       // LIBLINEAR's order: each nonzero reads the active classes' weights of its feature.
       std::fill(S_.begin(), S_.begin() + static_cast<std::ptrdiff_t>(na), 0.0);
       for (auto e = b; e < end; ++e) {
-        const double* wj = wT_.data() + static_cast<std::size_t>(idx[e]) * K;
+        const double* wj = w.data() + static_cast<std::size_t>(idx[e]) * K;
         const double x = val[e];
         for (std::size_t a = 0; a < na; ++a) S_[a] += x * wj[c[a]];
       }
@@ -330,9 +365,9 @@ class SimplexBlocks : public DualState {
     double* mb = mbar_.data() + i * K;
     // o_i(k): from the table, or [k != y_i] for the 0-1 loss
     const double* o = zero_one_ ? nullptr : off_.data() + i * K;
-    const int yi = label_[i];
+    const int yi = label(i);
     auto off = [o, yi](int k) { return o ? o[k] : (k != yi ? 1.0 : 0.0); };
-    int* c = cls_.data() + i * K;
+    C* c = cls_.data() + i * K;
     std::size_t na = static_cast<std::size_t>(active_[i]);
     // G = S + o_i, the gradient of n F in block i; value = <mbar_i, S> + cbar_i, the value of
     // the current block's plane (mbar_i is 0 outside the active classes).
@@ -362,7 +397,7 @@ class SimplexBlocks : public DualState {
           ++a;
         }
       }
-      active_[i] = static_cast<int>(na);
+      active_[i] = static_cast<C>(na);
     }
 
     const double q = sq_norm_[i];
@@ -397,7 +432,7 @@ class SimplexBlocks : public DualState {
       const int* idx = X.innerIndexPtr();
       const double* val = X.valuePtr();
       for (int k : touched_) {
-        double* wk = wT_.data() + k;
+        double* wk = w.data() + k;
         const double coef = last_scale_ * dm_[static_cast<std::size_t>(k)];
         for (auto e = b; e < end; ++e) wk[static_cast<std::size_t>(idx[e]) * K] += coef * val[e];
       }
