@@ -139,7 +139,7 @@ class DUALGAP_API TextReader {
   bool next(std::string_view& line) {
     for (;;) {
       if (pos_ < end_) {
-        const char* begin = buf_.data() + pos_;
+        const char* begin = buf_.get() + pos_;
         const void* nl = std::memchr(begin, '\n', end_ - pos_);
         if (nl || eof_) {
           std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : end_ - pos_;
@@ -167,8 +167,8 @@ class DUALGAP_API TextReader {
   std::string path_;
   Compression compression_ = Compression::none;
   std::unique_ptr<Source> src_;
-  std::vector<char> buf_;
-  std::size_t pos_ = 0, end_ = 0, line_ = 0;
+  std::unique_ptr<char[]> buf_;  // not zero-filled: only the pages the text reaches are touched
+  std::size_t cap_ = 0, pos_ = 0, end_ = 0, line_ = 0;
   std::uint64_t bytes_ = 0;
   bool eof_ = false;
 };

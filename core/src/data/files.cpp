@@ -190,7 +190,10 @@ struct TextReader::Source {
 };
 
 TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
-    : path_(path), src_(std::make_unique<Source>()), buf_(std::max<std::size_t>(piece_bytes, 64)) {
+    : path_(path),
+      src_(std::make_unique<Source>()),
+      buf_(new char[std::max<std::size_t>(piece_bytes, 64)]),
+      cap_(std::max<std::size_t>(piece_bytes, 64)) {
   namespace io = boost::iostreams;
   {
     std::error_code ec;
@@ -212,7 +215,7 @@ TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
   }
   compression_ = detect_compression(std::string_view(magic, got));
   if (compression_ == Compression::none) {
-    std::copy(magic, magic + got, buf_.begin());  // a regular file: no need to seek back
+    std::copy(magic, magic + got, buf_.get());  // a regular file: no need to seek back
     end_ = got;
   } else {
     if (::lseek(src_->fd.get(), 0, SEEK_SET) != 0) throw DataError(path + ": cannot read: " + system_reason(errno));
@@ -222,29 +225,34 @@ TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
   }
   refill();
   bytes_ = end_;
-  if (end_ >= 3 && std::memcmp(buf_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+  if (end_ >= 3 && std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
 }
 
 TextReader::~TextReader() = default;
 
 void TextReader::refill() {
   const std::size_t keep = end_ - pos_;
-  if (pos_ > 0 && keep > 0) std::memmove(buf_.data(), buf_.data() + pos_, keep);
+  if (pos_ > 0 && keep > 0) std::memmove(buf_.get(), buf_.get() + pos_, keep);
   pos_ = 0;
   end_ = keep;
-  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);  // one line fills the buffer
+  if (end_ == cap_) {  // one line fills the buffer
+    std::unique_ptr<char[]> bigger(new char[2 * cap_]);
+    std::memcpy(bigger.get(), buf_.get(), end_);
+    buf_ = std::move(bigger);
+    cap_ *= 2;
+  }
   const std::size_t before = end_;
-  while (end_ < buf_.size() && !eof_) {
+  while (end_ < cap_ && !eof_) {
     std::size_t n = 0;
     if (compression_ == Compression::none) {
-      const ssize_t r = ::read(src_->fd.get(), buf_.data() + end_, buf_.size() - end_);
+      const ssize_t r = ::read(src_->fd.get(), buf_.get() + end_, cap_ - end_);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) throw DataError(path_ + ": cannot read: " + system_reason(errno));
       n = static_cast<std::size_t>(r);
     } else {
       // As decompress(): an error of the stream (corrupt or cut short) is a DataError naming the file.
       try {
-        src_->in.read(buf_.data() + end_, static_cast<std::streamsize>(buf_.size() - end_));
+        src_->in.read(buf_.get() + end_, static_cast<std::streamsize>(cap_ - end_));
         n = static_cast<std::size_t>(src_->in.gcount());
         if (src_->in.bad()) throw std::runtime_error("stream error");
       } catch (const std::exception& e) {
