@@ -14,15 +14,42 @@ namespace {
 
 using namespace dualgap;
 
-struct IdxArray {
-  std::vector<std::int64_t> dims;
-  std::vector<double> values;
-};
-
 std::uint32_t be32(const unsigned char* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
 }
 
+/// A parsed IDX header and the bytes of its values (a view into the decompressed file), decoded
+/// by value(): the images go straight into the feature matrix, never through an array of their
+/// own (MNIST's 10k images are 63 MB as doubles).
+struct IdxArray {
+  std::vector<std::int64_t> dims;
+  int type = 0;
+  std::size_t width = 1;
+  std::size_t count = 0;
+  const unsigned char* body = nullptr;
+  std::string path;
+
+  /// Value i, checked finite.
+  double value(std::size_t i) const {
+    const unsigned char* p = body + i * width;
+    double v;
+    switch (type) {
+      case 0x08: v = p[0]; break;
+      case 0x09: v = static_cast<std::int8_t>(p[0]); break;
+      case 0x0B: v = static_cast<std::int16_t>((p[0] << 8) | p[1]); break;
+      case 0x0C: v = static_cast<std::int32_t>(be32(p)); break;
+      case 0x0D: { std::uint32_t w = be32(p); float f; std::memcpy(&f, &w, 4); v = f; break; }
+      default: {
+        std::uint64_t w = (std::uint64_t{be32(p)} << 32) | be32(p + 4);
+        std::memcpy(&v, &w, 8);
+      }
+    }
+    if (!std::isfinite(v)) throw data_error(path, 0, "value " + std::to_string(i) + " (after the header) is not a finite number");
+    return v;
+  }
+};
+
+/// The header of the IDX file `b` (which must outlive the result) and a view of its values.
 IdxArray parse_idx(std::string_view b, const std::string& path) {
   if (b.size() < 4 || b[0] != 0 || b[1] != 0)
     throw data_error(path, 0, "not an IDX file (the first two bytes must be 0; MNIST files start 00 00 08 03 or 00 00 08 01)");
@@ -61,25 +88,11 @@ IdxArray parse_idx(std::string_view b, const std::string& path) {
                                   (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
                                   " bytes, but the file holds " + std::to_string(b.size() - header) + " after the header");
   }
-  a.values.resize(count);
-  const unsigned char* p = u + header;
-  for (std::size_t i = 0; i < count; ++i, p += width) {
-    switch (type) {
-      case 0x08: a.values[i] = p[0]; break;
-      case 0x09: a.values[i] = static_cast<std::int8_t>(p[0]); break;
-      case 0x0B: a.values[i] = static_cast<std::int16_t>((p[0] << 8) | p[1]); break;
-      case 0x0C: a.values[i] = static_cast<std::int32_t>(be32(p)); break;
-      case 0x0D: { std::uint32_t w = be32(p); float f; std::memcpy(&f, &w, 4); a.values[i] = f; break; }
-      default: {
-        std::uint64_t w = (std::uint64_t{be32(p)} << 32) | be32(p + 4);
-        double v;
-        std::memcpy(&v, &w, 8);
-        a.values[i] = v;
-      }
-    }
-    if (!std::isfinite(a.values[i]))
-      throw data_error(path, 0, "value " + std::to_string(i) + " (after the header) is not a finite number");
-  }
+  a.type = type;
+  a.width = width;
+  a.count = count;
+  a.body = u + header;
+  a.path = path;
   return a;
 }
 
@@ -91,6 +104,7 @@ class IdxDataset final : public DatasetPlugin {
     std::optional<std::string> test_labels;
     std::string name;
     double pixel_scale = 1.0 / 255.0;
+    bool sparse = false;
     std::optional<std::string> test;
 
     static void bind(Binder<Options>& b) {
@@ -99,6 +113,8 @@ class IdxDataset final : public DatasetPlugin {
       b.field(&Options::test_labels, "test_labels", "IDX labels file of the test images (given with test: both or neither)").path();
       b.field(&Options::name, "name", "data set name in the results (default: the images file name)");
       b.field(&Options::pixel_scale, "pixel_scale", "factor applied to every value (1/255 maps MNIST pixels to [0, 1])");
+      b.field(&Options::sparse, "sparse",
+              "store the images as sparse CSR rows without their zero values (MNIST: 19 % nonzero, 18 MB instead of 63 MB)");
       test_file_field(b, &Options::test);
     }
     bool validate(std::string* error) const {
@@ -115,7 +131,8 @@ class IdxDataset final : public DatasetPlugin {
         train_labels_(o.train_labels),
         test_labels_(o.test_labels.value_or("")),
         name_(o.name),
-        pixel_scale_(o.pixel_scale) {}
+        pixel_scale_(o.pixel_scale),
+        sparse_(o.sparse) {}
 
   Data load(const DatasetContext&) override {
     const bool has_test = !test_.empty();
@@ -127,26 +144,35 @@ class IdxDataset final : public DatasetPlugin {
 
  private:
   struct Split {
+    std::string ibytes, lbytes;  // the decompressed files, which images and labels view
     IdxArray images, labels;
     std::string ipath, lpath;
+    std::vector<double> label_values;
   };
 
   Data parse(const std::vector<std::string>& paths, const std::vector<std::string>& raw) const {
     std::vector<Split> splits;
+    splits.reserve(paths.size() / 2);  // never moved: images and labels view the bytes a split holds
     std::map<double, int> classes;
     for (std::size_t s = 0; s + 1 < paths.size(); s += 2) {
-      Split sp{parse_idx(decompress(raw[s], paths[s]), paths[s]), parse_idx(decompress(raw[s + 1], paths[s + 1]), paths[s + 1]),
-               paths[s], paths[s + 1]};
+      Split& sp = splits.emplace_back();
+      sp.ipath = paths[s];
+      sp.lpath = paths[s + 1];
+      sp.ibytes = decompress(raw[s], paths[s]);
+      sp.images = parse_idx(sp.ibytes, paths[s]);
+      for (std::size_t i = 0; i < sp.images.count; ++i) (void)sp.images.value(i);  // every value finite
+      sp.lbytes = decompress(raw[s + 1], paths[s + 1]);
+      sp.labels = parse_idx(sp.lbytes, paths[s + 1]);
       if (sp.labels.dims.size() != 1)
         throw data_error(sp.lpath, 0, "a labels file must be 1-dimensional, found " + std::to_string(sp.labels.dims.size()) + " dimensions");
       if (sp.images.dims[0] != sp.labels.dims[0])
         throw data_error(sp.ipath, 0, "holds " + std::to_string(sp.images.dims[0]) + " images but " + sp.lpath +
                                           " holds " + std::to_string(sp.labels.dims[0]) + " labels");
-      for (double v : sp.labels.values) {
+      for (std::size_t i = 0; i < sp.labels.count; ++i) sp.label_values.push_back(sp.labels.value(i));
+      for (double v : sp.label_values) {
         if (v != std::floor(v)) throw data_error(sp.lpath, 0, "non-integer label " + std::to_string(v));
         classes[v] = 0;
       }
-      splits.push_back(std::move(sp));
     }
     const std::int64_t d = [&] {
       std::int64_t f = 1;
@@ -168,9 +194,34 @@ class IdxDataset final : public DatasetPlugin {
       Examples ex;
       ex.num_classes = static_cast<int>(classes.size());
       const std::int64_t n = sp.images.dims[0];
-      DenseMatrix X = Eigen::Map<const DenseMatrix>(sp.images.values.data(), n, d) * pixel_scale_;
-      ex.X = FeatureMatrix(std::move(X));
-      for (double v : sp.labels.values) ex.y.push_back(classes[v]);
+      if (sparse_) {
+        // the nonzeros counted first: the CSR arrays are allocated once, exactly
+        std::size_t nnz = 0;
+        for (std::size_t i = 0; i < sp.images.count; ++i) nnz += sp.images.value(i) * pixel_scale_ != 0.0;
+        if (nnz > 2147483647u || d > 2147483647)
+          throw data_error(sp.ipath, 0, "more than 2^31 nonzero values or values per image (use sparse: false)");
+        SparseMatrix S(n, d);
+        S.resizeNonZeros(static_cast<Eigen::Index>(nnz));
+        int at = 0;
+        S.outerIndexPtr()[0] = 0;
+        for (std::int64_t r = 0; r < n; ++r) {
+          for (std::int64_t j = 0; j < d; ++j) {
+            const double v = sp.images.value(static_cast<std::size_t>(r * d + j)) * pixel_scale_;
+            if (v == 0.0) continue;
+            S.innerIndexPtr()[at] = static_cast<int>(j);
+            S.valuePtr()[at++] = v;
+          }
+          S.outerIndexPtr()[r + 1] = at;
+        }
+        ex.X = FeatureMatrix(std::move(S));
+      } else {
+        DenseMatrix X(n, d);
+        double* x = X.data();
+        for (std::size_t i = 0; i < sp.images.count; ++i) x[i] = sp.images.value(i) * pixel_scale_;
+        ex.X = FeatureMatrix(std::move(X));
+      }
+      for (double v : sp.label_values) ex.y.push_back(classes[v]);
+      std::string().swap(sp.ibytes);
       return ex;
     };
     Data data;
@@ -180,6 +231,7 @@ class IdxDataset final : public DatasetPlugin {
     std::vector<std::int64_t> shape(splits[0].images.dims.begin() + 1, splits[0].images.dims.end());
     json src{{"plugin", "idx"}, {"train", paths[0]}, {"train_labels", paths[1]}, {"image_shape", shape},
              {"pixel_scale", pixel_scale_}, {"label_map", names}};
+    if (sparse_) src["storage"] = "sparse";
     if (splits.size() > 1) {
       src["test"] = paths[2];
       src["test_labels"] = paths[3];
@@ -191,6 +243,7 @@ class IdxDataset final : public DatasetPlugin {
   std::string test_;
   std::string train_, train_labels_, test_labels_, name_;
   double pixel_scale_;
+  bool sparse_;
 };
 
 PluginDescription describe() {
