@@ -212,6 +212,28 @@ TEST_CASE("dense data with few nonzeros (copied to CSR by the solver) gives the 
   CHECK(*rd->rows.back().m.primal - *rd->rows.back().m.dual < 1e-9);
 }
 
+TEST_CASE("K >= 65536 classes (32-bit class order): sparse runs (w transposed at each checkpoint) follow dense ones") {
+  // K < 65536 keeps the class order in 16 bits; beyond, the other instantiation runs. Sparse data
+  // keep w feature-major (d x K, here 3 x 65536) and transpose it in place at every checkpoint.
+  Data dense, sparse;
+  sparse.train = blobs(6, 3, 3, 17, 1.0, true);
+  sparse.train.num_classes = 65536;  // labels 0..2; the other classes are planes of the dual all the same
+  dense.train = sparse.train;
+  dense.train.X = FeatureMatrix(sparse.train.X.to_dense());
+  auto oracle = multiclass();
+  OracleCounters cd, cs;
+  auto rd = run_solver("bcfw", dense, *oracle, 1.0 / 6, exact(3), 12, 0.0, &cd, 2);
+  auto rs = run_solver("bcfw", sparse, *oracle, 1.0 / 6, exact(3), 12, 0.0, &cs, 2);
+  REQUIRE(rd->rows.size() == rs->rows.size());
+  REQUIRE(rd->rows.size() >= 6);
+  for (std::size_t r = 0; r < rd->rows.size(); ++r) {
+    CHECK(*rs->rows[r].m.primal == doctest::Approx(*rd->rows[r].m.primal).epsilon(1e-10));
+    CHECK(*rs->rows[r].m.dual == doctest::Approx(*rd->rows[r].m.dual).epsilon(1e-10));
+    CHECK(rs->rows[r].counters.exact_calls == rd->rows[r].counters.exact_calls);
+  }
+  CHECK(*rd->rows.back().m.dual > *rd->rows.front().m.dual);  // the steps moved
+}
+
 TEST_CASE("without shrinking: n exact oracle calls per pass") {
   Data data;
   data.train = blobs(20, 3, 3, 41, 3.0);

@@ -77,6 +77,13 @@ TEST_CASE("idx: images and labels, gzip, pixel scale, label remap, errors") {
   CHECK(source_of(d)["label_map"] == json::array({3, 7}));
   Data raw = load("idx", {{"train", img}, {"train_labels", lab}, {"pixel_scale", 1.0}});
   CHECK(raw.train.X.dense()(2, 3) == 220.0);
+  // sparse: true stores the same values without the zero pixel (pixel 0 of image 0)
+  Data sp = load("idx", {{"train", img}, {"train_labels", lab}, {"sparse", true}});
+  REQUIRE(sp.train.X.is_sparse());
+  CHECK(sp.train.X.nonzeros() == 11);
+  CHECK(sp.train.X.to_dense() == d.train.X.dense());
+  CHECK(sp.train.y == d.train.y);
+  CHECK(source_of(sp)["storage"] == "sparse");
 
   auto short_lab = write_file(dir, "lab2", idx_bytes({2}, {1, 2}));
   CHECK(error_of([&] { load("idx", {{"train", img}, {"train_labels", short_lab}}); }).find("holds 3 images but") != std::string::npos);

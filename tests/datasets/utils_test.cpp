@@ -403,6 +403,56 @@ TEST_CASE("TextReader: a compressed file cut short or corrupt is an error naming
   CHECK_MESSAGE(msg.find("none.svm: no such file") != std::string::npos, msg);
 }
 
+TEST_CASE("BlockArray: values across blocks, changed in place, drained in order into an exact array") {
+  dualgap::BlockArray<std::int32_t> a;
+  const std::size_t n = 2 * dualgap::BlockArray<std::int32_t>::kBlock + 17;  // three blocks, the last partly used
+  for (std::size_t i = 0; i < n; ++i) a.push_back(static_cast<std::int32_t>(i));
+  CHECK(a.size() == n);
+  a[dualgap::BlockArray<std::int32_t>::kBlock] = -5;  // the first value of the second block
+  dualgap::BlockArray<std::int32_t> moved = std::move(a);
+  CHECK(a.empty());
+  std::vector<long long> out(n);
+  moved.drain(out.data(), [](std::int32_t v) { return 2LL * v; });
+  CHECK(moved.empty());
+  CHECK(out[0] == 0);
+  CHECK(out[dualgap::BlockArray<std::int32_t>::kBlock - 1] == 2LL * (dualgap::BlockArray<std::int32_t>::kBlock - 1));
+  CHECK(out[dualgap::BlockArray<std::int32_t>::kBlock] == -10);
+  CHECK(out[n - 1] == 2LL * static_cast<long long>(n - 1));
+}
+
+TEST_CASE("a sparse FeatureMatrix, an Examples and a Data move without copying their values") {
+  // Eigen's SparseMatrix has no move: a FeatureMatrix swaps, so the arrays handed over are the
+  // ones the parser filled (a copy would hold the data twice for a moment).
+  DenseMatrix D = DenseMatrix::Zero(50, 40);
+  for (Eigen::Index i = 0; i < 50; ++i) D(i, (i * 7) % 40) = 1.0 + static_cast<double>(i);
+  SparseMatrix S = D.sparseView();
+  S.makeCompressed();
+  const double* values = S.valuePtr();
+  FeatureMatrix X(std::move(S));
+  CHECK(X.sparse().valuePtr() == values);
+  FeatureMatrix Y(std::move(X));
+  CHECK(Y.sparse().valuePtr() == values);
+  Examples ex;
+  ex.X = std::move(Y);
+  ex.y.assign(50, 0);
+  ex.num_classes = 1;
+  CHECK(ex.X.sparse().valuePtr() == values);
+  Data d;
+  d.train = std::move(ex);
+  Data e = std::move(d);
+  CHECK(e.train.X.sparse().valuePtr() == values);
+  CHECK(e.train.X.to_dense() == D);
+  // An lvalue is still copied, and a copy is a copy.
+  FeatureMatrix copy = e.train.X;
+  CHECK(copy.sparse().valuePtr() != values);
+  CHECK(copy.to_dense() == D);
+  // select_rows: the rows asked for, in that order
+  const FeatureMatrix sel = e.train.X.select_rows({3, 0, 49});
+  CHECK(sel.rows() == 3);
+  CHECK(sel.to_dense().row(0) == D.row(3));
+  CHECK(sel.to_dense().row(2) == D.row(49));
+}
+
 TEST_CASE("the core's data options apply to every dataset plugin, generators and structured ones included") {
   // synthetic_chain declares none of them: the core's pipeline applies them all the same.
   const json chain{{"n_train", 12}, {"n_test", 0}, {"K", 3}, {"d", 4}};

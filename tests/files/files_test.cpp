@@ -305,3 +305,63 @@ TEST_CASE("the iterate reader: the byte count must be what the header declares")
   REQUIRE(mkfifo((t.path / "iterates" / "w.npy").c_str(), 0644) == 0);
   ends_quickly([&] { CHECK_THROWS_WITH(load_iterate(t.str(), entry, "w"), doctest::Contains("not a regular file (a FIFO)")); });
 }
+
+TEST_CASE("record.iterates final: each checkpoint written at once and uncommitted, only the last committed, no copy kept") {
+  test::TempDir t;
+  const fs::path dir = t.path / "iterates";
+  auto names = [&] {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto hidden = [](const std::string& n) { return n[0] == '.' && n.find(".tmp-") != std::string::npos; };
+  {
+    IterateStore store(t.str(), "final");
+    Vector w1(3), w2(3);
+    w1 << 1, 2, 3;
+    w2 << 4, 5, 6;
+    Iterate it;
+    it.w = &w1;
+    it.ssvm_dual = SsvmDualPoint{nullptr, 0.25};
+    store.keep(it, 0, 1.0);
+    REQUIRE(names().size() == 1);  // a temporary: nothing under its name yet
+    CHECK(hidden(names()[0]));
+    CHECK(names()[0].find("w_000000.npy") != std::string::npos);
+    w1.setZero();  // the solver moves on: what was kept is what the checkpoint had
+    it.w = &w2;
+    it.ssvm_dual = SsvmDualPoint{nullptr, 0.5};
+    store.keep(it, 1, 2.0);
+    REQUIRE(names().size() == 1);  // the first checkpoint's temporary removed
+    CHECK(names()[0].find("w_000001.npy") != std::string::npos);
+    w2.setZero();
+    const json e = store.finish();
+    CHECK(names() == std::vector<std::string>{"w_000001.npy"});
+    REQUIRE(e["saved"].size() == 1);
+    CHECK(e["saved"][0]["row"] == 1);
+    CHECK(e["saved"][0]["l_alpha"] == 0.5);
+    const OwnedIterate back = load_iterate(t.str(), e["saved"][0], "w");
+    CHECK(back.w(0) == 4.0);
+    CHECK(back.w(2) == 6.0);
+  }
+  // A killed attempt's temporary (the process ended before finish) is removed by the next
+  // attempt of the run; other files are left alone.
+  put(dir / ".w_000007.npy.tmp-0123456789abcdef", "x");
+  put(dir / ".keep", "x");
+  IterateStore again(t.str(), "final");
+  CHECK(names() == std::vector<std::string>{".keep", "w_000001.npy"});
+  CHECK(again.finish().is_null());  // nothing kept by this attempt
+}
+
+TEST_CASE("record.iterates final: a checkpoint that cannot be written is reported by finish, as the run ends") {
+  test::TempDir t;
+  put(t.path / "iterates", "a file where the folder should be");
+  IterateStore store(t.str(), "final");
+  Vector w(2);
+  w << 1, 2;
+  Iterate it;
+  it.w = &w;
+  CHECK_NOTHROW(store.keep(it, 0, 1.0));  // the solver's checkpoint is not interrupted
+  CHECK_THROWS(store.finish());
+}
