@@ -11,6 +11,9 @@
 //     RawFiles f = read_files({{train_, "train"}, {test_, "test"}});
 //     return parse(f);   // LineScanner over decompress(f.bytes[0], f.paths[0]), LabelMap, ...
 //   }
+// A text format whose files may be large reads them as libsvm and dense_text do: TextReader
+// (the lines of resolve_data_path(train_, "train"), read in pieces) into BlockArray columns,
+// drained into the exact matrix, so that the text is never held whole (docs/data.md, Memory).
 #pragma once
 
 #include <algorithm>
