@@ -212,6 +212,23 @@ TEST_CASE("dense data with few nonzeros (copied to CSR by the solver) gives the 
   CHECK(*rd->rows.back().m.primal - *rd->rows.back().m.dual < 1e-9);
 }
 
+TEST_CASE("sparse runs with d = 600 (w's layout changed in tiles of 256 features and a rest at each checkpoint) follow dense ones") {
+  Data dense, sparse;
+  sparse.train = blobs(40, 600, 6, 23, 1.0, true);
+  dense.train = sparse.train;
+  dense.train.X = FeatureMatrix(sparse.train.X.to_dense());
+  auto oracle = multiclass();
+  OracleCounters cd, cs;
+  auto rd = run_solver("bcfw", dense, *oracle, 1.0 / 40, exact(3), 20, 0.0, &cd, 1);
+  auto rs = run_solver("bcfw", sparse, *oracle, 1.0 / 40, exact(3), 20, 0.0, &cs, 1);
+  REQUIRE(rd->rows.size() == rs->rows.size());
+  REQUIRE(rd->rows.size() >= 5);
+  for (std::size_t r = 0; r < rd->rows.size(); ++r) {
+    CHECK(*rs->rows[r].m.primal == doctest::Approx(*rd->rows[r].m.primal).epsilon(1e-10));
+    CHECK(*rs->rows[r].m.dual == doctest::Approx(*rd->rows[r].m.dual).epsilon(1e-10));
+  }
+}
+
 TEST_CASE("K >= 65536 classes (32-bit class order): sparse runs (w transposed at each checkpoint) follow dense ones") {
   // K < 65536 keeps the class order in 16 bits; beyond, the other instantiation runs. Sparse data
   // keep w feature-major (d x K, here 3 x 65536) and transpose it in place at every checkpoint.
