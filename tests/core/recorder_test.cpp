@@ -122,6 +122,75 @@ TEST_CASE("schedules: every k passes and geometric") {
   CHECK(rows_at == std::vector<double>{0, 1, 2, 4, 8, 16});
 }
 
+namespace {
+/// A run on a simulated clock: each pass costs `pass_s` solver seconds, each checkpoint `eval_s`
+/// evaluation seconds. At every row after the first (and before the budget's) it checks that
+/// evaluation so far is at most `share` of the solver time (when share > 0).
+struct Simulated {
+  std::shared_ptr<double> now = std::make_shared<double>(0.0);
+  std::unique_ptr<RunRecorder> rec;
+  std::vector<double> rows;  ///< passes of the rows
+};
+Simulated simulate(const json& record, double pass_s, double eval_s, int passes, double share) {
+  Simulated sim;
+  StopCriteria stop;
+  stop.max_passes = passes;
+  sim.rec = std::make_unique<RunRecorder>(stop, Schedule::from_json(record), nullptr);
+  sim.rec->set_clock([now = sim.now] { return *now; });
+  RunRecorder& rec = *sim.rec;
+  Scripted obj;
+  rec.start();
+  for (int p = 0; p <= passes; ++p) {
+    if (rec.due(p)) {
+      const Action a = at(rec, obj, p, [&](Scores& m) {
+        *sim.now += eval_s;
+        m.primal = 1;
+      });
+      sim.rows.push_back(p);
+      if (share > 0 && sim.rows.size() > 1 && p < passes) {  // the budget's row is forced
+        INFO("row at pass " << p << ": eval " << rec.eval_time_s() << " s, solver " << rec.solver_time_s() << " s");
+        CHECK(rec.eval_time_s() <= share * rec.solver_time_s() + 1e-9);
+      }
+      if (a == Action::stop) break;
+    }
+    *sim.now += pass_s;
+  }
+  rec.finish();
+  return sim;
+}
+}  // namespace
+
+TEST_CASE("the default schedule keeps evaluation at most a quarter of the solver time; explicit ones are kept") {
+  // Which record sections are the default schedule: none of every, geometric, first, every_time.
+  CHECK(Schedule::from_json(json(nullptr)).fit_evaluation);
+  CHECK(Schedule::from_json(json::object()).fit_evaluation);
+  CHECK(Schedule::from_json(json{{"iterates", "none"}, {"train_error", false}}).fit_evaluation);
+  for (const char* k : {"every", "geometric", "first", "every_time"}) {
+    json r{{k, 2}};
+    if (std::string(k) == "geometric") r["first"] = 1;
+    CHECK_FALSE(Schedule::from_json(r).fit_evaluation);
+  }
+  CHECK_FALSE(Schedule{}.fit_evaluation);
+
+  // A checkpoint costs 3 passes of solver time: rows thin out to keep evaluation <= 1/4 (checked
+  // at every row after the first, pass 0, which has no solver time to compare with) ...
+  const Simulated slow = simulate(json::object(), 1.0, 3.0, 200, 0.25);
+  CHECK(slow.rows.front() == 0);
+  CHECK(slow.rows.back() == 200);  // the budget's row is still taken
+  CHECK(slow.rows.size() >= 10);   // about one row per 12 passes: thinned, not stopped
+  CHECK(slow.rows.size() <= 20);
+  // ... up to that last row forced by the budget (one checkpoint on top of the rule).
+  CHECK(slow.rec->eval_time_s() <= 0.25 * slow.rec->solver_time_s() + 3.0 + 1e-9);
+  // A checkpoint a tenth of a pass: every pass has its row once the run has solver time.
+  CHECK(simulate(json::object(), 1.0, 0.1, 50, 0.25).rows.size() >= 49);
+  // An explicit schedule is kept as given, however slow the evaluation.
+  std::vector<double> all(201);
+  for (int p = 0; p <= 200; ++p) all[static_cast<std::size_t>(p)] = p;
+  CHECK(simulate(json{{"every", 1}}, 1.0, 3.0, 200, 0).rows == all);
+  CHECK(simulate(json{{"geometric", 2}, {"first", 1}}, 1.0, 3.0, 40, 0).rows ==
+        std::vector<double>{0, 1, 2, 4, 8, 16, 32, 40});
+}
+
 TEST_CASE("stop criteria: gap target, budget, NaN; nulls for missing values") {
   StopCriteria stop;
   stop.gap = 1e-3;

@@ -12,11 +12,13 @@ namespace {
 // must kill the child by the signal, as in a plain build, not become ASan's report and exit 1.
 const std::string kBrokenPluginsNoSegv = "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0\" DUALGAP_PLUGIN_PATH=\"" DUALGAP_TEST_BROKEN_PLUGIN_DIR "\"";
 
+// Rows at every pass: the default schedule would thin them (the test solver's passes cost nothing).
 std::string experiment(const std::string& solvers, const std::string& extra = "") {
   return "name: iso\n"
          "data: {plugin: synthetic_multiclass, n: 30, d: 3, K: 2}\n"
          "solvers:\n" + solvers +
-         "stop: {max_passes: 20, deadline: 4}\n" + extra;
+         "stop: {max_passes: 20, deadline: 4}\n"
+         "record: {every: 1}\n" + extra;
 }
 }  // namespace
 

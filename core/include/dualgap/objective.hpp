@@ -50,6 +50,15 @@ struct Scores {
 
 struct ScoreOptions {
   bool train_error = true;  ///< record.train_error: costs n more oracle calls (SSVM) per row
+  /// Threads that score a checkpoint (the runner: the solver's `threads` when the experiment
+  /// sets it, else the CPUs this process may use divided by `dualgap run --jobs`). The scores
+  /// are the same bit for bit for every count: the examples are split into chunks of a fixed
+  /// size whose sums are added in chunk order. 1 starts no thread.
+  int threads = 1;
+  /// Fresh objects of the run's oracle (as SolverContext::make_oracle), one per extra thread:
+  /// oracles keep buffers and are not thread-safe. Without it, or with an approximate oracle,
+  /// scoring stays on one thread.
+  std::function<std::shared_ptr<Oracle>()> make_oracle;
 };
 
 class DUALGAP_API Objective {

@@ -29,6 +29,10 @@ DUALGAP_API std::string iso_time_now();
 /// Peak resident set size of this process in bytes.
 DUALGAP_API std::int64_t peak_rss_bytes();
 
+/// CPUs this process may run on (its affinity mask: what taskset, a cgroup cpuset or Slurm's
+/// binding leave it), at least 1; the hardware threads when the mask cannot be read.
+DUALGAP_API int usable_cpus();
+
 /// `s` with every byte that is not part of valid UTF-8, and every control character but tab, as
 /// \xNN: safe in a message and in run.json.
 DUALGAP_API std::string printable(std::string_view s);

@@ -17,7 +17,9 @@
 //
 // Scoring sets the oracle's state to W (set_point: d evaluation calls, plus d for the
 // gradient). The solvers of this family keep their state in the oracle and expect it at W after
-// a checkpoint, which is where this leaves it.
+// a checkpoint, which is where this leaves it; so that part stays on the run's oracle, on one
+// thread. The test error is counted on ScoreOptions::threads threads (chunks.hpp: a sum of
+// integers, the same for any thread count).
 //
 // Columns: max_violation (eq. (9): the largest violation of the optimality conditions of
 // Proposition 1), nnz_rows (% of non-zero rows of W), test_accuracy (1 - test_error).
@@ -28,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "dualgap/oracles/block_loss.hpp"
+#include "objectives/chunks.hpp"
 #include "objectives/families.hpp"
 
 namespace dualgap {
@@ -44,36 +47,46 @@ double violation(double grad_norm, double w_norm, double lambda) {
   return w_norm == 0 ? std::max(grad_norm - lambda, 0.0) : std::abs(grad_norm - lambda);
 }
 
-/// Fraction of examples of `ex` misclassified by argmax_r x . W_:r (features beyond W ignored).
-double error_rate(const Examples& ex, const DenseMatrix& W) {
+/// Fraction of examples of `ex` misclassified by argmax_r x . W_:r (features beyond W ignored),
+/// on up to `threads` threads in chunks of kScoreChunk examples (a count of integers: the same
+/// for every thread count).
+double error_rate(const Examples& ex, const DenseMatrix& W, int threads) {
   const std::size_t n = ex.num_examples();
   if (n == 0) return 0.0;
   const int K = static_cast<int>(W.cols());
   const Eigen::Index d = W.rows();
-  std::vector<double> s(static_cast<std::size_t>(K));
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::fill(s.begin(), s.end(), 0.0);
-    if (ex.X.is_sparse()) {
-      const auto& X = ex.X.sparse();
-      for (SparseMatrix::InnerIterator it(X, static_cast<Eigen::Index>(i)); it; ++it) {
-        if (it.col() >= d) continue;
-        const double* w = W.data() + it.col() * K;
-        for (int r = 0; r < K; ++r) s[r] += it.value() * w[r];
+  const std::size_t chunks = score_chunks(n);
+  std::vector<std::size_t> wrong(chunks, 0);
+  std::vector<std::vector<double>> scratch(static_cast<std::size_t>(std::max(threads, 1)),
+                                           std::vector<double>(static_cast<std::size_t>(K)));
+  for_each_chunk(chunks, threads, [&](int t, std::size_t c) {
+    std::vector<double>& s = scratch[static_cast<std::size_t>(t)];
+    const std::size_t end = std::min(n, (c + 1) * kScoreChunk);
+    for (std::size_t i = c * kScoreChunk; i < end; ++i) {
+      std::fill(s.begin(), s.end(), 0.0);
+      if (ex.X.is_sparse()) {
+        const auto& X = ex.X.sparse();
+        for (SparseMatrix::InnerIterator it(X, static_cast<Eigen::Index>(i)); it; ++it) {
+          if (it.col() >= d) continue;
+          const double* w = W.data() + it.col() * K;
+          for (int r = 0; r < K; ++r) s[r] += it.value() * w[r];
+        }
+      } else {
+        const auto& X = ex.X.dense();
+        const Eigen::Index dd = std::min<Eigen::Index>(d, X.cols());
+        for (Eigen::Index j = 0; j < dd; ++j) {
+          const double x = X(static_cast<Eigen::Index>(i), j);
+          if (x == 0) continue;
+          const double* w = W.data() + j * K;
+          for (int r = 0; r < K; ++r) s[r] += x * w[r];
+        }
       }
-    } else {
-      const auto& X = ex.X.dense();
-      const Eigen::Index dd = std::min<Eigen::Index>(d, X.cols());
-      for (Eigen::Index j = 0; j < dd; ++j) {
-        const double x = X(static_cast<Eigen::Index>(i), j);
-        if (x == 0) continue;
-        const double* w = W.data() + j * K;
-        for (int r = 0; r < K; ++r) s[r] += x * w[r];
-      }
+      if (std::max_element(s.begin(), s.end()) - s.begin() != ex.y[i]) ++wrong[c];
     }
-    if (std::max_element(s.begin(), s.end()) - s.begin() != ex.y[i]) ++wrong;
-  }
-  return static_cast<double>(wrong) / static_cast<double>(n);
+  });
+  std::size_t total = 0;
+  for (std::size_t c : wrong) total += c;
+  return static_cast<double>(total) / static_cast<double>(n);
 }
 
 /// Best dual value over theta in [0, theta_max]: golden section plus both end points.
@@ -103,8 +116,8 @@ double best_scaled_dual(const BlockLossOracle& oracle, double theta_max) {
 
 class SparseMulticlassObjective final : public Objective {
  public:
-  SparseMulticlassObjective(const Problem& pb, BlockLossOracle& oracle, bool l1)
-      : data_(*pb.data), oracle_(oracle), lambda_(pb.lambda), l1_(l1) {}
+  SparseMulticlassObjective(const Problem& pb, BlockLossOracle& oracle, bool l1, int threads)
+      : data_(*pb.data), oracle_(oracle), lambda_(pb.lambda), l1_(l1), threads_(threads) {}
 
   json describe() const override {
     return {{"family", "sparse_multiclass"}, {"loss", oracle_.loss_name()}, {"penalty", l1_ ? "l1" : "l1/l2"},
@@ -149,7 +162,7 @@ class SparseMulticlassObjective final : public Objective {
     if (lambda_ > 0) out.dual = best_scaled_dual(oracle_, theta_max);
     out.train_error = oracle_.train_error();
     if (data_.test.num_examples() > 0) {
-      out.test_error = error_rate(data_.test, W);
+      out.test_error = error_rate(data_.test, W, threads_);
       out.set("test_accuracy", 1.0 - *out.test_error);
     }
     out.set("nnz_rows", W.rows() ? 100.0 * static_cast<double>(nnz) / static_cast<double>(W.rows()) : 0.0);
@@ -161,13 +174,14 @@ class SparseMulticlassObjective final : public Objective {
   BlockLossOracle& oracle_;
   double lambda_;
   bool l1_;
+  int threads_;  ///< for the test error; the rest is the oracle's (the solver's state lives in it)
   DenseMatrix G_;
 };
 
 }  // namespace
 
 std::unique_ptr<Objective> make_sparse_multiclass_objective(const Problem& pb, const ObjectiveSpec& spec,
-                                                            const ScoreOptions&) {
+                                                            const ScoreOptions& opt) {
   auto* oracle = dynamic_cast<BlockLossOracle*>(pb.oracle);
   if (!oracle) throw std::runtime_error("the sparse_multiclass objective needs a block_loss oracle");
   if (!spec.loss.empty() && spec.loss != oracle->loss_name())
@@ -176,7 +190,7 @@ std::unique_ptr<Objective> make_sparse_multiclass_objective(const Problem& pb, c
   const std::string penalty = spec.params.is_object() ? spec.params.value("penalty", std::string("l1/l2")) : "l1/l2";
   if (penalty != "l1/l2" && penalty != "l1")
     throw std::runtime_error("the sparse_multiclass objective has penalty 'l1/l2' or 'l1', not '" + penalty + "'");
-  return std::make_unique<SparseMulticlassObjective>(pb, *oracle, penalty == "l1");
+  return std::make_unique<SparseMulticlassObjective>(pb, *oracle, penalty == "l1", opt.threads);
 }
 
 }  // namespace dualgap

@@ -19,13 +19,25 @@
 // task loss, the columns train_loss / test_loss: the mean over examples of the oracle's own
 // Delta(y_i, y_hat) at that prediction (a weighted, hierarchical or unnormalized loss is what
 // the model is trained for; the errors stay 0-1 / Hamming whatever it is).
+//
+// Threads (ScoreOptions::threads): the examples of both splits are scored in chunks of a fixed
+// size (chunks.hpp), each chunk's hinge, errors and task loss kept apart and added in chunk order,
+// so primal, errors and losses are the same bit for bit on any number of threads, and so are the
+// counts (one call per example and purpose, whoever makes it). Thread t > 0 calls its own oracle
+// object from the run's factory (oracles keep buffers) counted in its own OracleCounters, added to
+// the run's after the section: eval_oracle_calls are exact, eval oracle time is the sum over
+// threads. An approximate oracle (alpha-expansion may depend on its object's history) or a run
+// without a factory is scored on one thread.
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <memory>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "dualgap/oracles/structured.hpp"
+#include "objectives/chunks.hpp"
 #include "objectives/families.hpp"
 
 namespace dualgap {
@@ -57,31 +69,48 @@ class SsvmObjective final : public Objective {
     const Vector& w = *it.w;
     check_dim(w, "w");
     const Examples& ex = data_.train;
-    const std::size_t n = ex.num_examples();
-    double hinge = 0, task_loss = 0;
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const int* yi = ex.y.data() + ex.unit_begin(i);
-      oracle_.max_oracle(ex, i, w, lab_, scores_);
-      const double v = lab_.loss + lab_.constant - (truth_constant_.empty() ? 0.0 : truth_constant_[i]) +
-                       oracle_.joint_score(ex, i, lab_.labels.data(), scores_.data(), w) -
-                       oracle_.joint_score(ex, i, yi, scores_.data(), w);
-      hinge += std::max(v, oracle_.loss(ex, i, yi));
-      if (opt_.train_error) wrong += decode_errors(ex, i, w, task_loss);
+    const Examples& test = data_.test;
+    const std::size_t n = ex.num_examples(), n_test = test.num_examples();
+    const std::size_t train_chunks = score_chunks(n), chunks = train_chunks + score_chunks(n_test);
+    partial_.assign(chunks, Partial{});
+    const int threads = threads_for(chunks);
+    for_each_chunk(chunks, threads, [&](int t, std::size_t c) {
+      Worker& wk = workers_[static_cast<std::size_t>(t)];
+      Partial& p = partial_[c];
+      if (c < train_chunks) {
+        const std::size_t end = std::min(n, (c + 1) * kScoreChunk);
+        for (std::size_t i = c * kScoreChunk; i < end; ++i) {
+          p.hinge += hinge(wk, ex, i, w);
+          if (opt_.train_error) p.wrong += decode_errors(wk, ex, i, w, p.loss);
+        }
+      } else {
+        const std::size_t b = (c - train_chunks) * kScoreChunk, end = std::min(n_test, b + kScoreChunk);
+        for (std::size_t i = b; i < end; ++i) p.wrong += decode_errors(wk, test, i, w, p.loss);
+      }
+    });
+    merge_counters(threads);
+    double hinge_sum = 0, task_loss = 0, tloss = 0;  // in chunk order: the same for any thread count
+    std::size_t wrong = 0, twrong = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const Partial& p = partial_[c];
+      if (c < train_chunks) {
+        hinge_sum += p.hinge;
+        task_loss += p.loss;
+        wrong += p.wrong;
+      } else {
+        tloss += p.loss;
+        twrong += p.wrong;
+      }
     }
-    out.primal = 0.5 * lambda_ * w.squaredNorm() + hinge / static_cast<double>(n);
+    out.primal = 0.5 * lambda_ * w.squaredNorm() + hinge_sum / static_cast<double>(n);
     out.approximate = !oracle_.exact();
     if (opt_.train_error) {
       out.train_error = static_cast<double>(wrong) / static_cast<double>(ex.num_units());
       out.set("train_loss", task_loss / static_cast<double>(n));
     }
-    const Examples& test = data_.test;
-    if (test.num_examples() > 0) {
-      std::size_t twrong = 0;
-      double tloss = 0;
-      for (std::size_t i = 0; i < test.num_examples(); ++i) twrong += decode_errors(test, i, w, tloss);
+    if (n_test > 0) {
       out.test_error = static_cast<double>(twrong) / static_cast<double>(test.num_units());
-      out.set("test_loss", tloss / static_cast<double>(test.num_examples()));
+      out.set("test_loss", tloss / static_cast<double>(n_test));
     }
     if (it.ssvm_dual) {
       const Vector& wa = it.ssvm_dual->w_alpha ? *it.ssvm_dual->w_alpha : w;
@@ -102,14 +131,67 @@ class SsvmObjective final : public Objective {
     if (static_cast<std::size_t>(w.size()) != dim_)
       throw std::runtime_error(fmt::format("{} has {} entries; the oracle's joint feature map has {}", what, w.size(), dim_));
   }
+  /// One scoring thread's oracle and scratch; worker 0 calls the run's oracle.
+  struct Worker {
+    StructuredOracle* oracle = nullptr;
+    std::shared_ptr<Oracle> owned;  ///< from the run's factory (threads t > 0)
+    OracleCounters counters;        ///< its calls, added to the run's after each section
+    Labeling lab;
+    std::vector<double> scores;
+  };
+  /// A chunk's sums.
+  struct Partial {
+    double hinge = 0, loss = 0;
+    std::size_t wrong = 0;
+  };
+
+  /// Threads for `chunks` chunks (at most one per chunk), with worker t ready for each thread t.
+  int threads_for(std::size_t chunks) {
+    int threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(opt_.threads, 1)), chunks));
+    if (!oracle_.exact() || !opt_.make_oracle) threads = 1;
+    if (workers_.empty()) workers_.emplace_back().oracle = &oracle_;
+    OracleCounters* run = oracle_.counters();
+    while (workers_.size() < static_cast<std::size_t>(threads)) {
+      auto made = std::dynamic_pointer_cast<StructuredOracle>(opt_.make_oracle());
+      if (!made) throw std::runtime_error("the ssvm objective: the oracle factory made no structured oracle");
+      Worker& wk = workers_.emplace_back();
+      wk.owned = made;
+      wk.oracle = made.get();
+    }
+    // The workers count where the run's oracle counts: as evaluation inside a checkpoint, and
+    // not at all when the run's oracle has no counters (a test scoring by hand).
+    for (std::size_t t = 1; t < static_cast<std::size_t>(threads); ++t) {
+      workers_[t].counters = OracleCounters{};
+      workers_[t].counters.evaluating = run && run->evaluating;
+      workers_[t].oracle->attach_counters(run ? &workers_[t].counters : nullptr);
+    }
+    return threads;
+  }
+  /// Adds the calls of workers 1 .. threads-1 to the run's counters.
+  void merge_counters(int threads) {
+    OracleCounters* run = oracle_.counters();
+    if (!run) return;
+    for (std::size_t t = 1; t < static_cast<std::size_t>(threads); ++t) run->add(workers_[t].counters);
+  }
+
+  /// H_i(w): one loss-augmented oracle call.
+  double hinge(Worker& wk, const Examples& ex, std::size_t i, const Vector& w) const {
+    const int* yi = ex.y.data() + ex.unit_begin(i);
+    StructuredOracle& o = *wk.oracle;
+    o.max_oracle(ex, i, w, wk.lab, wk.scores);
+    const double v = wk.lab.loss + wk.lab.constant - (truth_constant_.empty() ? 0.0 : truth_constant_[i]) +
+                     o.joint_score(ex, i, wk.lab.labels.data(), wk.scores.data(), w) -
+                     o.joint_score(ex, i, yi, wk.scores.data(), w);
+    return std::max(v, o.loss(ex, i, yi));
+  }
   // Decodes example i: returns its wrong units and adds the oracle's loss of the prediction
   // (decode fills Labeling::loss = Delta(y_i, y_hat)) to `task_loss`.
-  std::size_t decode_errors(const Examples& ex, std::size_t i, const Vector& w, double& task_loss) {
-    oracle_.decode(ex, i, w, lab_, scores_);
-    task_loss += lab_.loss;
+  static std::size_t decode_errors(Worker& wk, const Examples& ex, std::size_t i, const Vector& w, double& task_loss) {
+    wk.oracle->decode(ex, i, w, wk.lab, wk.scores);
+    task_loss += wk.lab.loss;
     const int* yi = ex.y.data() + ex.unit_begin(i);
     std::size_t wrong = 0;
-    for (int u = 0; u < ex.units_of(i); ++u) wrong += lab_.labels[static_cast<std::size_t>(u)] != yi[u];
+    for (int u = 0; u < ex.units_of(i); ++u) wrong += wk.lab.labels[static_cast<std::size_t>(u)] != yi[u];
     return wrong;
   }
 
@@ -119,8 +201,8 @@ class SsvmObjective final : public Objective {
   ScoreOptions opt_;
   std::size_t dim_ = 0;
   std::vector<double> truth_constant_;  ///< c(y_i); empty when every c(y_i) is 0
-  Labeling lab_;
-  std::vector<double> scores_;
+  std::deque<Worker> workers_;  ///< kept between checkpoints (scratch, factory objects); a deque: stable addresses
+  std::vector<Partial> partial_;
 };
 
 }  // namespace

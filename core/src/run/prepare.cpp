@@ -1,5 +1,6 @@
 #include "run/prepare.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 
@@ -22,6 +23,14 @@ void apply_features_step(const json& cfg, std::size_t index, const PluginRegistr
   fg->fit(data.train, derive_seed(cfg["seeds"]["features"].get<std::uint64_t>(), "features", index));
   data.train.X = fg->transform(data.train.X);
   if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
+}
+
+int scoring_threads(const json& cfg, const json& solver_params, int jobs) {
+  const json& given = cfg.contains("solver") ? cfg["solver"].value("params", json::object()) : json::object();
+  if (given.is_object() && given.contains("threads") && solver_params.is_object() &&
+      solver_params.contains("threads") && solver_params["threads"].is_number_integer())
+    return std::clamp(solver_params["threads"].get<int>(), 1, 4096);
+  return std::max(1, usable_cpus() / std::max(1, jobs));
 }
 
 void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir, OracleCounters* counters,

@@ -54,7 +54,10 @@ StopCriteria StopCriteria::from_json(const json& j) {
 
 Schedule Schedule::from_json(const json& j) {
   Schedule s;
-  if (!j.is_object()) return s;
+  if (!j.is_object()) {
+    s.fit_evaluation = true;  // no record section: the default schedule
+    return s;
+  }
   if (j.contains("every")) s.every = j["every"].get<double>();
   if (j.contains("geometric")) {
     s.geometric = j["geometric"].get<double>();
@@ -62,31 +65,35 @@ Schedule Schedule::from_json(const json& j) {
   }
   if (j.contains("first")) s.first = j["first"].get<double>();
   if (j.contains("every_time")) s.every_time_s = j["every_time"].get<double>();
+  s.fit_evaluation = !(j.contains("every") || j.contains("geometric") || j.contains("first") || j.contains("every_time"));
   return s;
 }
 
 RunRecorder::RunRecorder(StopCriteria stop, Schedule schedule, OracleCounters* counters)
     : stop_(stop), schedule_(schedule), counters_(counters) {}
 
+double RunRecorder::now_s() const {
+  if (clock_) return clock_();
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 void RunRecorder::start() {
   running_ = true;
-  started_ = Clock::now();
+  started_s_ = now_s();
 }
 void RunRecorder::pause() {
   if (!running_) return;
-  accumulated_s_ += std::chrono::duration<double>(Clock::now() - started_).count();
+  accumulated_s_ += now_s() - started_s_;
   running_ = false;
 }
 void RunRecorder::resume() {
   if (running_) return;
-  started_ = Clock::now();
+  started_s_ = now_s();
   running_ = true;
 }
 void RunRecorder::finish() { pause(); }
 
-double RunRecorder::solver_time_s() const {
-  return accumulated_s_ + (running_ ? std::chrono::duration<double>(Clock::now() - started_).count() : 0.0);
-}
+double RunRecorder::solver_time_s() const { return accumulated_s_ + (running_ ? now_s() - started_s_ : 0.0); }
 
 bool RunRecorder::out_of_budget(double passes) const {
   if (stop_.max_passes && passes >= *stop_.max_passes) return true;
@@ -131,14 +138,15 @@ json RunRecorder::sampling_json() const {
 }
 
 bool RunRecorder::due(double passes) const {
-  if (passes + 1e-12 >= next_due_) return true;
+  // The clock is read only once the pass rule is met (solvers ask often).
+  if (passes + 1e-12 >= next_due_ && (eval_gate_s_ <= 0 || solver_time_s() >= eval_gate_s_)) return true;
   if (schedule_.every_time_s > 0 && solver_time_s() >= next_due_time_s_) return true;
   return out_of_budget(passes);
 }
 
 Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)>& fill) {
   pause();
-  const auto eval_start = Clock::now();
+  const double eval_start = now_s();
   if (!objective_) throw std::logic_error("RunRecorder: no objective set");
   Scores m;
   const std::function<void(Iterate&)> fill_and_keep = [&](Iterate& it) {
@@ -146,7 +154,7 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
     if (on_iterate) on_iterate(it, passes_.size(), passes);
   };
   if (sampling_ && !restart_open_) {
-    eval_time_s_ += std::chrono::duration<double>(Clock::now() - eval_start).count();
+    eval_time_s_ += now_s() - eval_start;
     throw std::logic_error("sampling mode: a checkpoint without begin_restart");
   }
   // In sampling mode a row counts from its restart (restart_base_, restart_time_base_).
@@ -224,7 +232,11 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
     message_ = "budget exhausted";
     action = Action::stop;
   }
-  eval_time_s_ += std::chrono::duration<double>(Clock::now() - eval_start).count();
+  const double eval_s = now_s() - eval_start;
+  eval_time_s_ += eval_s;
+  // The default schedule: the next row waits until evaluation, with one more checkpoint like
+  // this one, would be kEvalShare of the solver time (sampling mode has its own schedule).
+  if (schedule_.fit_evaluation && !sampling_) eval_gate_s_ = (eval_time_s_ + eval_s) / Schedule::kEvalShare;
   if (on_row) on_row();
   if (action == Action::proceed) resume();
   return action;

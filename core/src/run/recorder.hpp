@@ -31,6 +31,14 @@ struct DUALGAP_API Schedule {
   double geometric = 0;    ///< > 1: rows at passes first, first*g, first*g^2, ...
   double first = 1;
   double every_time_s = 0; ///< > 0: also a row whenever that much solver time has passed
+  /// The default schedule's rule (an experiment that sets none of every, geometric, first,
+  /// every_time): besides the `every` rule, no row before the solver time reaches
+  /// (evaluation time so far + the last checkpoint's) / kEvalShare. If a checkpoint costs about
+  /// what the last one did, evaluation then stays at most kEvalShare of the solver time at every
+  /// row after the first (the first, at pass 0, has no solver time to compare with). Rows a
+  /// budget forces are still taken. Only where rows fall changes, never a row's values.
+  bool fit_evaluation = false;
+  static constexpr double kEvalShare = 0.25;
   static Schedule from_json(const json& j);
 };
 
@@ -70,6 +78,10 @@ class DUALGAP_API RunRecorder final : public Recorder {
   /// Called after each recorded row, with the clock paused (e.g. to save a partial run.json).
   std::function<void()> on_row;
 
+  /// Replaces the clock (seconds, non-decreasing) that times the solver and the evaluation: a
+  /// simulated clock for tests of the schedule. Call before start().
+  void set_clock(std::function<double()> seconds) { clock_ = std::move(seconds); }
+
   void start();   ///< starts the solver clock
   void finish();  ///< stops it for good
   RunStatus status() const { return status_; }
@@ -88,6 +100,7 @@ class DUALGAP_API RunRecorder final : public Recorder {
 
  private:
   using Clock = std::chrono::steady_clock;
+  double now_s() const;
   void pause();
   void resume();
 
@@ -96,12 +109,14 @@ class DUALGAP_API RunRecorder final : public Recorder {
   OracleCounters* counters_;
   Objective* objective_ = nullptr;
   std::optional<double> first_primal_;
+  std::function<double()> clock_;  ///< empty: steady_clock
   bool running_ = false;
-  Clock::time_point started_{};
+  double started_s_ = 0;
   double accumulated_s_ = 0;
   double eval_time_s_ = 0;
   double next_due_ = 0;
   double next_due_time_s_ = 0;
+  double eval_gate_s_ = 0;  ///< Schedule::fit_evaluation: no row before this solver time
   RunStatus status_ = RunStatus::running;
   std::string message_;
   bool approximate_ = false;

@@ -172,7 +172,7 @@ bool finished_before(const std::string& dir, const std::string& hash) {
 }
 
 void execute_run(const RunSpec& run, const std::string& run_dir, const std::string& hash, const PluginRegistry& reg,
-                 const std::string& cache_dir) {
+                 const std::string& cache_dir, int jobs) {
   using Clock = std::chrono::steady_clock;
   const auto wall_start = Clock::now();
   fs::create_directories(run_dir);
@@ -249,6 +249,9 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     const json& vars = prepared.vars;
     ScoreOptions score_options;
     score_options.train_error = cfg["record"].value("train_error", true);
+    score_options.threads = scoring_threads(cfg, prepared.solver_params, jobs);
+    score_options.make_oracle = prepared.make_oracle;
+    out["environment"]["scoring_threads"] = score_options.threads;
     const auto objective = make_objective(pb, *solver, score_options);
     rec.set_objective(objective.get());
     describe_objective(out, run, *objective);
@@ -388,8 +391,10 @@ std::string describe_row(const std::string& dir) {
     };
     std::string msg = j.value("message", "");
     std::string st = j.value("status", "?");
-    std::string line = fmt::format("{:<8} primal {} gap {} passes {} time {}s", st, num("primal"), num("gap"),
-                                   num("passes"), num("time"));
+    // time: the solver's (what stop.max_time and the curves count); eval: scoring the checkpoints,
+    // kept out of it and shown beside it.
+    std::string line = fmt::format("{:<8} primal {} gap {} passes {} time {}s eval {}s", st, num("primal"), num("gap"),
+                                   num("passes"), num("time"), num("eval_time"));
     const auto status = run_status_from_string(st);
     if (status == RunStatus::failed || status == RunStatus::timeout || status == RunStatus::diverged ||
         status == RunStatus::interrupted)
@@ -478,7 +483,7 @@ Plan plan_runs(const std::vector<RunSpec>& runs, const RunnerOptions& opts, cons
 // The body of a run's child: its stderr goes to the run folder (a new file: never through a
 // planted link), then the run; exit status 1 when run.json could not be written.
 int run_child(const RunSpec& run, const std::string& dir, const std::string& hash, const PluginRegistry& reg,
-              const std::string& cache_dir) {
+              const std::string& cache_dir, int jobs) {
   try {
     Fd log = open_in_place((fs::path(dir) / "stderr.log").string(), InPlace::fresh, 0644);
     dup2(log.get(), 2);
@@ -486,7 +491,7 @@ int run_child(const RunSpec& run, const std::string& dir, const std::string& has
     std::fprintf(stderr, "warning: %s\n", e.what());
   }
   try {
-    execute_run(run, dir, hash, reg, cache_dir);
+    execute_run(run, dir, hash, reg, cache_dir, jobs);
   } catch (const std::exception& e) {  // the parent reports it
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
@@ -547,7 +552,7 @@ RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opt
       plan.queue.pop_front();
       fs::create_directories(plan.dirs[i]);
       pool.start(i, run_deadline(runs[i], opts),
-                 [&] { return run_child(runs[i], plan.dirs[i], plan.hashes[i], reg, cache_dir); });
+                 [&] { return run_child(runs[i], plan.dirs[i], plan.hashes[i], reg, cache_dir, opts.jobs); });
       progress.live(pool.size(), sum);
     }
     const auto ended = pool.poll();

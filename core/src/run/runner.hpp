@@ -37,8 +37,9 @@ DUALGAP_API bool finished_before(const std::string& dir, const std::string& hash
 
 /// Executes one run in this process and writes <run_dir>/run.json. Failures of the run are
 /// recorded in run.json with status "failed"; throws only when run.json cannot be written.
+/// `jobs`: the runs going at once, whose share of the CPUs scores the checkpoints (scoring_threads).
 DUALGAP_API void execute_run(const RunSpec& run, const std::string& run_dir, const std::string& hash,
-                             const PluginRegistry& reg, const std::string& cache_dir);
+                             const PluginRegistry& reg, const std::string& cache_dir, int jobs = 1);
 
 /// Runs all runs (children processes, `jobs` at once), skipping finished ones unless forced.
 DUALGAP_API RunnerSummary run_all(const std::vector<RunSpec>& runs, const RunnerOptions& opts,
