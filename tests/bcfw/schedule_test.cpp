@@ -8,11 +8,10 @@
 
 using namespace bcfw_test;
 
-namespace {
+namespace schedule_test {  // named: the unity build shares a file with other tests
 bool same_bits(const std::optional<double>& a, const std::optional<double>& b) {
   return a.has_value() == b.has_value() && (!a || std::memcmp(&*a, &*b, sizeof(double)) == 0);
 }
-}  // namespace
 
 TEST_CASE("bcfw: rows at the same passes are the same whichever other checkpoints the schedule takes") {
   Data data;
@@ -52,3 +51,5 @@ TEST_CASE("bcfw: rows at the same passes are the same whichever other checkpoint
     }
   }
 }
+
+}  // namespace schedule_test

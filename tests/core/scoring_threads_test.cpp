@@ -12,7 +12,7 @@
 using namespace dualgap;
 using namespace dualgap::test;
 
-namespace {
+namespace scoring_threads_test {  // named: the unity build shares a file with other tests
 
 class IdleSolver final : public Solver {
  public:
@@ -83,10 +83,9 @@ Scored score_with(const Data& data, const std::string& oracle_name, int threads,
   if (factory) opt.make_oracle = [oracle_name] { return make<Oracle>(Kind::oracle, oracle_name); };
   auto objective = make_objective(pb, solver, opt);
   const Vector wa = 0.5 * w;
-  SsvmDualPoint dual{&wa, -1.0};
   score_checkpoint(*objective, &out.counters, [&](Iterate& it) {
     it.w = &w;
-    it.ssvm_dual = &dual;
+    it.ssvm_dual = SsvmDualPoint{&wa, -1.0};
   }, out.scores);
   oracle->attach_counters(nullptr);
   return out;
@@ -123,8 +122,6 @@ void check_thread_counts(const Data& data, const std::string& oracle_name, std::
     }
   }
 }
-
-}  // namespace
 
 TEST_CASE("ssvm scores on 1, 2 and 3 threads are the same bit for bit, with the same evaluation counts") {
   std::mt19937_64 rng(5);
@@ -171,3 +168,5 @@ TEST_CASE("the sparse multiclass test error is the same on 1, 2 and 3 threads") 
     CHECK(same_bits(s.test_error, first));
   }
 }
+
+}  // namespace scoring_threads_test
