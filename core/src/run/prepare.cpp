@@ -25,12 +25,11 @@ void apply_features_step(const json& cfg, std::size_t index, const PluginRegistr
   if (data.test.num_units() > 0) data.test.X = fg->transform(data.test.X);
 }
 
-int scoring_threads(const json& cfg, const json& solver_params, int jobs) {
-  const json& given = cfg.contains("solver") ? cfg["solver"].value("params", json::object()) : json::object();
-  if (given.is_object() && given.contains("threads") && solver_params.is_object() &&
-      solver_params.contains("threads") && solver_params["threads"].is_number_integer())
-    return std::clamp(solver_params["threads"].get<int>(), 1, 4096);
-  return std::max(1, usable_cpus() / std::max(1, jobs));
+int scoring_threads(const json& solver_params, int jobs) {
+  const int share = std::max(1, usable_cpus() / std::max(1, jobs));
+  if (solver_params.is_object() && solver_params.contains("threads") && solver_params["threads"].is_number_integer())
+    return std::max(share, std::clamp(solver_params["threads"].get<int>(), 1, 4096));
+  return share;
 }
 
 void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir, OracleCounters* counters,

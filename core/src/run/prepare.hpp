@@ -37,13 +37,14 @@ struct PreparedRun {
 DUALGAP_API void prepare_run(const json& cfg, const PluginRegistry& reg, const std::string& cache_dir,
                              OracleCounters* counters, PreparedRun& out, const Locate& locate = {});
 
-/// Threads that score the checkpoints of a run (ScoreOptions::threads): the solver's `threads`
-/// when the experiment sets it (the cores the user gave the run; `auto` is resolved in
-/// `solver_params`), else the CPUs this process may use (usable_cpus) divided by `jobs`, the runs
-/// `dualgap run` keeps going at once, at least 1. The solver's own default is not taken for a
-/// choice: bcfw's `threads: 1` is about its exact passes, while its checkpoints would leave the
-/// run's share of the machine idle. The scores do not depend on the count (objective.hpp).
-DUALGAP_API int scoring_threads(const json& cfg, const json& solver_params, int jobs);
+/// Threads that score the checkpoints of a run (ScoreOptions::threads): the run's share of the
+/// machine, the CPUs this process may use (usable_cpus) divided by `jobs` (the runs `dualgap run`
+/// keeps going at once), or the solver's `threads` (`auto` resolved in `solver_params`) when that
+/// is more: a solver given more threads was given more cores. A solver's `threads: 1` does not
+/// lower it: the solver waits while its checkpoint is scored, and the config holds the default
+/// filled in, so a 1 the user wrote cannot be told from bcfw's default. The scores do not depend
+/// on the count (objective.hpp).
+DUALGAP_API int scoring_threads(const json& solver_params, int jobs);
 
 /// Step `index` of the config's feature chain on `data`: the plugin's rules checked against the
 /// data it receives, then fitted on train (with the chain's seed of that step) and applied to

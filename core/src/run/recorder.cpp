@@ -1,5 +1,6 @@
 #include "run/recorder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -235,8 +236,11 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
   const double eval_s = now_s() - eval_start;
   eval_time_s_ += eval_s;
   // The default schedule: the next row waits until evaluation, with one more checkpoint like
-  // this one, would be kEvalShare of the solver time (sampling mode has its own schedule).
-  if (schedule_.fit_evaluation && !sampling_) eval_gate_s_ = (eval_time_s_ + eval_s) / Schedule::kEvalShare;
+  // this one, would be kEvalShare of the solver time, and until the solver has run eval_s /
+  // kEvalShare since this row, so that rows stay spread rather than bunch up after a slow one
+  // (sampling mode has its own schedule).
+  if (schedule_.fit_evaluation && !sampling_)
+    eval_gate_s_ = std::max((eval_time_s_ + eval_s) / Schedule::kEvalShare, t + eval_s / Schedule::kEvalShare);
   if (on_row) on_row();
   if (action == Action::proceed) resume();
   return action;

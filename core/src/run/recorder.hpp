@@ -33,7 +33,8 @@ struct DUALGAP_API Schedule {
   double every_time_s = 0; ///< > 0: also a row whenever that much solver time has passed
   /// The default schedule's rule (an experiment that sets none of every, geometric, first,
   /// every_time): besides the `every` rule, no row before the solver time reaches
-  /// (evaluation time so far + the last checkpoint's) / kEvalShare. If a checkpoint costs about
+  /// (evaluation time so far + the last checkpoint's) / kEvalShare, nor before the solver has run
+  /// the last checkpoint's evaluation time / kEvalShare since it. If a checkpoint costs about
   /// what the last one did, evaluation then stays at most kEvalShare of the solver time at every
   /// row after the first (the first, at pass 0, has no solver time to compare with). Rows a
   /// budget forces are still taken. Only where rows fall changes, never a row's values.

@@ -135,7 +135,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
   prepare_run(cfg, reg, (file.parent_path().parent_path() / ".cache").string(), &counters, prepared);
   ScoreOptions options;
   options.train_error = cfg["record"].value("train_error", true);
-  options.threads = scoring_threads(cfg, prepared.solver_params, 1);  // one evaluation at a time
+  options.threads = scoring_threads(prepared.solver_params, 1);  // one evaluation at a time
   options.make_oracle = prepared.make_oracle;
   auto objective = make_objective(prepared.problem, *prepared.solver, options);
 

@@ -249,7 +249,7 @@ void execute_run(const RunSpec& run, const std::string& run_dir, const std::stri
     const json& vars = prepared.vars;
     ScoreOptions score_options;
     score_options.train_error = cfg["record"].value("train_error", true);
-    score_options.threads = scoring_threads(cfg, prepared.solver_params, jobs);
+    score_options.threads = scoring_threads(prepared.solver_params, jobs);
     score_options.make_oracle = prepared.make_oracle;
     out["environment"]["scoring_threads"] = score_options.threads;
     const auto objective = make_objective(pb, *solver, score_options);
