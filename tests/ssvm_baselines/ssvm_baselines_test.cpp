@@ -312,7 +312,7 @@ TEST_CASE("SSG with weighted averaging on the chain oracle approaches the optimu
   CHECK(subopt[1] < subopt[0]);  // the last iterate of this run is further from the optimum
 }
 
-TEST_CASE("dualgap run: cutting_plane (with and without cache) and ssg on generated data through the CLI") {
+TEST_CASE("dualgap run: cutting_plane (with and without cache, n-slack) and ssg on generated data through the CLI") {
   dualgap::test::TempDir dir;
   const auto cfg = std::filesystem::path(DUALGAP_TEST_SOURCE_DIR) / "configs" / "ssvm_baselines.yaml";
   REQUIRE(std::filesystem::exists(cfg));
@@ -321,7 +321,7 @@ TEST_CASE("dualgap run: cutting_plane (with and without cache) and ssg on genera
   INFO(r.output);
   REQUIRE(r.code == 0);
   int runs = 0;
-  for (const char* id : {"CP__r0", "CP-cache__r0", "SSG-wavg__r0", "BCFW__r0"}) {
+  for (const char* id : {"CP__r0", "CP-cache__r0", "CP-nslack__r0", "SSG-wavg__r0", "BCFW__r0"}) {
     CAPTURE(id);
     const auto path = dir.path / "ssvm_baselines" / id / "run.json";
     REQUIRE(std::filesystem::exists(path));
@@ -339,5 +339,5 @@ TEST_CASE("dualgap run: cutting_plane (with and without cache) and ssg on genera
     }
     ++runs;
   }
-  CHECK(runs == 4);
+  CHECK(runs == 5);
 }

@@ -117,20 +117,24 @@ class WorkingSets {
     double sum = 0;
     for (long c = 0; c < p; ++c) sum += (nb[c] = std::max(beta(c), 0.0));
     nb /= sum;
+    if (nb != bl.beta) ++moves_;
     move_w(i, nb - bl.beta);
     bl.beta = std::move(nb);
     return gap;
   }
 
   /// Solves the QP over all working sets to a duality gap G(beta) <= tol (at most max_sweeps
-  /// sweeps; beta stays feasible whatever the limit). w is recomputed from beta at the end of
+  /// sweeps, and no more once a sweep leaves beta unchanged; beta stays feasible whatever the limit). w is recomputed from beta at the end of
   /// every sweep, so rounding drift of the incremental updates never enters the certificate.
   void solve(double tol, unsigned long max_iter, unsigned long max_sweeps) {
     sweeps_ = 0;
     qp_gap_ = measure();
     while (qp_gap_ > tol && sweeps_ < max_sweeps) {
       // Block gaps are in units of v; G is their mean, so a tenth of tol per block suffices.
+      const unsigned long moves = moves_;
       for (std::size_t i = 0; i < n_; ++i) solve_block(i, 0.1 * tol, max_iter);
+      // A sweep in which SMO moved no block (rounding, below a tiny tol) would repeat forever.
+      if (moves_ == moves) break;
       ++sweeps_;
       recompute_w();
       qp_gap_ = measure();
@@ -206,6 +210,7 @@ class WorkingSets {
   std::size_t planes_ = 0;
   double qp_gap_ = 0;
   unsigned long sweeps_ = 0;
+  unsigned long moves_ = 0;  ///< block solves that changed beta
   mutable Vector v_;
   std::vector<double> scores_;
 };
