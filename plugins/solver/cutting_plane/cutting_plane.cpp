@@ -62,7 +62,8 @@ struct Options {
             "duality gap of the final QPs over the planes (dlib's SMO; earlier QPs: a tenth of the gap at "
             "the last exact pass, see README); 0: epsilon / 10")
         .min(0.0);
-    b.field(&Options::qp_max_iter, "qp_max_iter", "SMO iteration limit per QP (alpha stays feasible when reached)")
+    b.field(&Options::qp_max_iter, "qp_max_iter", "SMO iteration limit per QP (alpha stays feasible when reached); n_slack: per block QP, and the "
+            "limit on sweeps over the examples per QP")
         .min(1);
     b.field(&Options::cache, "cache",
             "inference cache: labelings kept per example (the last distinct answers of the exact oracle); "
@@ -76,7 +77,8 @@ struct Options {
         .min(0.0)
         .max(1.0);
     b.field(&Options::inactive_window, "inactive_window",
-            "drop a plane whose QP weight has been 0 for this many QPs (0: keep all)")
+            "1_slack only: drop a plane whose QP weight has been 0 for this many QPs (0: keep all); n_slack "
+            "working sets only grow")
         .min(0);
     b.field(&Options::qp_every, "qp_every",
             "n_slack only: planes added between two re-solves of the QP over all working sets (1: after every "
