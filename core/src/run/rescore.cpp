@@ -111,6 +111,10 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
     throw std::runtime_error("no saved iterates (run with record: {iterates: final} or all)");
   // Nothing to re-score is a failure of this run, not an evaluation: run.json stays as it is.
   if (saved["saved"].empty()) throw std::runtime_error("iterates.saved is empty: no iterate to re-score");
+  // A packed record is a reference copy: re-scoring writes columns into the record, which only a
+  // run's own run.json takes.
+  if (file.extension() == ".gz")
+    throw std::runtime_error("a packed run record (run.json.gz) is not re-scored in place: re-score the run's run.json");
   check_run_config(checked);
   json run = std::move(checked.doc);
   json cfg = run.at("config");

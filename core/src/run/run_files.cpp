@@ -10,8 +10,14 @@
 #include <set>
 #include <stdexcept>
 
+#include <boost/iostreams/device/array.hpp>
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/device/back_inserter.hpp>
+#include <boost/iostreams/filtering_stream.hpp>
 #include <fmt/format.h>
 
+#include "base/files.hpp"
+#include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "run/recorder.hpp"
 
@@ -19,6 +25,45 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace dualgap {
+
+bool is_run_file_name(const fs::path& name) {
+  const std::string n = name.filename().string();
+  return n == kRunFile || n == kRunFileGz;
+}
+
+fs::path run_file_in(const fs::path& run_dir) {
+  std::error_code ec;
+  if (fs::exists(run_dir / kRunFile, ec)) return run_dir / kRunFile;
+  if (fs::exists(run_dir / kRunFileGz, ec)) return run_dir / kRunFileGz;
+  return {};
+}
+
+std::string read_run_text(const std::string& path) {
+  const std::string limit = fmt::format("the {} MB a run record may have", kMaxRunBytes >> 20);
+  std::string bytes = read_file(path, kMaxRunBytes, limit);
+  if (fs::path(path).extension() != ".gz") return bytes;
+  namespace io = boost::iostreams;
+  std::string out;
+  try {
+    io::filtering_istream in;
+    in.push(io::gzip_decompressor());
+    in.push(io::array_source(bytes.data(), bytes.size()));
+    std::vector<char> buf(1 << 16);
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      out.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+      // Checked per block, so a small file that inflates without end is stopped at the limit.
+      if (out.size() > kMaxRunBytes)
+        throw FileError(path, fmt::format("more than {} bytes once decompressed: larger than {}", kMaxRunBytes, limit));
+    }
+    if (in.bad()) throw std::runtime_error("stream error");
+  } catch (const FileError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw FileError(path, fmt::format("not a valid gzip file ({})", e.what()));
+  }
+  return out;
+}
 
 std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
   std::vector<fs::path> files;
@@ -31,7 +76,11 @@ std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
       for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        if (it->is_regular_file(ec) && it->path().filename() == "run.json") files.push_back(it->path());
+        if (!it->is_regular_file(ec)) continue;
+        // A folder holding both forms counts once: its plain run.json.
+        const fs::path& f = it->path();
+        if (f.filename() == kRunFile || (f.filename() == kRunFileGz && !fs::exists(f.parent_path() / kRunFile, ec)))
+          files.push_back(f);
       }
     } else {
       throw std::runtime_error(fmt::format("{}: no such file or directory", input));
@@ -494,6 +543,34 @@ void check_run_config(const RunFile& run) {
   c.boolean(*record, "config.record", "train_error");
 }
 
-RunFile read_run_file(const std::string& path, CurveMode mode) { return parse_run_file(read_file(path), path, mode); }
+std::size_t pack_runs(const std::string& src, const std::string& dst) {
+  namespace io = boost::iostreams;
+  const fs::path root = fs::is_directory(src) ? fs::path(src) : fs::path(src).parent_path();
+  std::vector<std::pair<fs::path, std::string>> packed;
+  // Every record is read and checked first: a damaged one stops the pack before any file is
+  // written, so a reference folder is never half old, half new.
+  for (const fs::path& file : find_run_files({src})) {
+    RunFile rf = read_run_file(file.string(), CurveMode::document);
+    rf.doc["iterates"] = nullptr;
+    const std::string text = json_text(rf.doc, 1);
+    std::string gz;
+    {
+      io::filtering_ostream out;
+      // mtime 0 and no file name in the header: the same record packs to the same bytes.
+      out.push(io::gzip_compressor(io::gzip_params(io::gzip::best_compression)));
+      out.push(io::back_inserter(gz));
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+    const fs::path rel = file.parent_path().lexically_relative(root);
+    packed.emplace_back(fs::path(dst) / rel / kRunFileGz, std::move(gz));
+  }
+  for (const auto& [path, bytes] : packed) {
+    fs::create_directories(path.parent_path());
+    write_file_atomic(path.string(), bytes);
+  }
+  return packed.size();
+}
+
+RunFile read_run_file(const std::string& path, CurveMode mode) { return parse_run_file(read_run_text(path), path, mode); }
 
 }  // namespace dualgap

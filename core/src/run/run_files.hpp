@@ -24,6 +24,7 @@
 //   evaluations  an array of objects
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -36,9 +37,29 @@
 
 namespace dualgap {
 
-/// run.json files named by `inputs` (files, or directories searched recursively), sorted.
-/// Throws std::runtime_error for a path that does not exist.
+/// The largest run record any command reads, as stored and (run.json.gz) once decompressed: a
+/// record past it (or a gzip stream that inflates past it) is refused before it is parsed.
+inline constexpr std::uintmax_t kMaxRunBytes = std::uintmax_t{256} << 20;
+
+/// The file name of a run record, plain or gzip-compressed (a packed reference results folder).
+inline constexpr const char* kRunFile = "run.json";
+inline constexpr const char* kRunFileGz = "run.json.gz";
+
+/// True for "run.json" and "run.json.gz".
+DUALGAP_API bool is_run_file_name(const std::filesystem::path& name);
+
+/// The record of a run folder: run.json, else run.json.gz; empty when it has neither.
+DUALGAP_API std::filesystem::path run_file_in(const std::filesystem::path& run_dir);
+
+/// run.json / run.json.gz files named by `inputs` (files, or directories searched recursively),
+/// sorted; a folder holding both forms counts once (its run.json). Throws std::runtime_error for
+/// a path that does not exist.
 DUALGAP_API std::vector<std::filesystem::path> find_run_files(const std::vector<std::string>& inputs);
+
+/// The text of a run record: a regular file of at most kMaxRunBytes; a name ending in .gz is
+/// decompressed as it is read, and refused once the stream passes kMaxRunBytes (a gzip bomb) or
+/// is not valid gzip. Throws FileError / std::runtime_error naming the file.
+DUALGAP_API std::string read_run_text(const std::string& path);
 
 /// A run.json that is not a valid run record: "FILE: KEY.PATH: expected WHAT, found WHAT".
 class DUALGAP_API RunFileError : public std::runtime_error {
@@ -69,6 +90,13 @@ DUALGAP_API RunFile parse_run_file(const std::string& text, const std::string& p
 /// Checks what rebuilding the run's problem reads of its config (evaluate): the data, features,
 /// oracle and solver sections ({plugin, params}), the seeds, problem and record. Throws RunFileError.
 DUALGAP_API void check_run_config(const RunFile& run);
+
+/// Copies every run record under `src` (a results folder, searched recursively) into `dst`, in
+/// the same relative folders, as run.json.gz: the checked document with its curves and without
+/// its iterates (a reference copy reads as the run, but cannot be re-scored). Each file is
+/// written atomically; a damaged record is refused (RunFileError) before anything is written.
+/// Returns the number of records written.
+DUALGAP_API std::size_t pack_runs(const std::string& src, const std::string& dst);
 
 /// The statuses a run.json may record.
 DUALGAP_API const std::vector<std::string>& run_statuses();

@@ -129,7 +129,7 @@ bool is_experiment_dir(const fs::path& d) {
   std::error_code ec;
   if (fs::exists(d / ".slurm", ec) || fs::exists(d / ".lock", ec)) return true;
   for (auto& e : fs::directory_iterator(d, ec))
-    if (e.is_directory(ec) && (fs::exists(e.path() / "run.json", ec) || fs::exists(e.path() / "run.partial.jsonl", ec)))
+    if (e.is_directory(ec) && (!run_file_in(e.path()).empty() || fs::exists(e.path() / "run.partial.jsonl", ec)))
       return true;
   return false;
 }
@@ -152,7 +152,7 @@ json experiment_status(const fs::path& dir, std::vector<std::string>& errors) {
   for (auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_directory(ec) || e.path().filename().string().front() == '.') continue;
     const std::string id = e.path().filename().string();
-    if (fs::exists(e.path() / "run.json", ec)) run_status[id] = recorded_status(e.path() / "run.json");
+    if (const fs::path record = run_file_in(e.path()); !record.empty()) run_status[id] = recorded_status(record);
     // A partial log means a child is at work, or was killed with its parent (SIGKILL): then
     // nobody holds the folder's lock any more and the run counts as interrupted.
     if (fs::exists(e.path() / "run.partial.jsonl", ec)) run_status[id] = to_string(holder.empty() ? RunStatus::interrupted : RunStatus::running);
