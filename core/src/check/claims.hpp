@@ -51,14 +51,48 @@ struct CiRun {
   std::vector<std::string> sets;
 };
 
+/// One panel of a declared figure: its y series and scale, and the sentence the README shows
+/// beside the figure (what the paper's panel shows, what ours shows).
+struct FigurePanel {
+  std::string y;
+  bool log_y = true;
+  std::string paper, ours;
+  std::string line;  ///< "file:line" for messages
+};
+
+/// A figure of the paper an experiment folder reproduces (claims.yaml `figures:`), drawn by
+/// `dualgap reproduce` from the folder's runs with compare's paper-style renderer: one row of
+/// panels per problem (data set), a panel per entry of `panels`.
+struct FigureDecl {
+  std::string file;                      ///< the figure's file name beside the README (.svg or .png)
+  std::string ref;                       ///< the paper's figure ("Fig. 4")
+  std::string title;                     ///< the figure's title; empty: none
+  std::vector<std::string> experiments;  ///< the runs drawn; empty: the claims file's experiment
+  std::vector<std::string> solvers;      ///< series drawn, in this order; empty: all
+  std::string x = "passes";
+  bool log_x = false;
+  std::vector<FigurePanel> panels;
+  std::string line;
+};
+
 struct ClaimsFile {
   std::string path, paper, experiment;
   std::vector<Claim> claims;
   std::vector<CiRun> ci;
+  std::vector<FigureDecl> figures;
 };
 
 /// Reads a claims.yaml. Throws std::runtime_error naming file, line and what was expected.
 DUALGAP_API ClaimsFile read_claims(const std::string& path);
+
+/// The runs a declared figure draws: those of its experiments (the claims file's experiment when
+/// it names none, else all), its solvers in its order. Throws std::runtime_error when none is left.
+DUALGAP_API compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, const FigureDecl& figure);
+
+/// The paper-style spec (compare::figure_spec) of a declared figure on the runs of figure_runs:
+/// a row per problem, a panel per declared panel, the declared x and scales.
+DUALGAP_API nlohmann::json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
+                                               const compare::Options& options);
 
 enum class Verdict { holds, fails, not_measurable, skipped };
 DUALGAP_API const char* to_string(Verdict v);

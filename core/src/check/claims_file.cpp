@@ -1,5 +1,6 @@
 // Reading claims.yaml: every key is checked, and a mistake names the file, the line and what
 // was expected (a claim that silently reads nothing would "hold" vacuously).
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 
 #include "base/util.hpp"
 #include "check/claims.hpp"
+#include "compare/series.hpp"
 #include "base/yaml.hpp"
 
 using nlohmann::json;
@@ -247,6 +249,90 @@ struct ClaimsReader {
     return c;
   }
 
+  bool scale(const YAML::Node& node, const std::string& what) const {
+    const std::string s = str(node, what);
+    if (s != "log" && s != "linear") fail(node, what + ": expected 'log' or 'linear', found '" + printable(s) + "'");
+    return s == "log";
+  }
+
+  std::vector<std::string> names(const YAML::Node& node, const std::string& what) const {
+    std::vector<std::string> out;
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence()) fail(node, what + ": expected a name or a list of names, found " + shown(node));
+    for (const auto& n : node) out.push_back(str(n, what));
+    if (out.empty()) fail(node, what + ": empty list");
+    return out;
+  }
+
+  /// A series name of compare (compare/series.hpp) in the role of an x or a y axis, or the name
+  /// of a raw curve column (e.g. master_time, nnz_rows: checked against the runs when drawn).
+  std::string series(const YAML::Node& node, const std::string& what, compare::SeriesDef::Role role) const {
+    const std::string name = str(node, what);
+    const compare::SeriesDef* d = compare::find_series(name);
+    const bool column = !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_@.-") == std::string::npos &&
+                        std::islower(static_cast<unsigned char>(name.front()));
+    if (d ? d->role != role : !column)
+      fail(node, fmt::format("{}: expected {} series ({}) or a curve column's name (lower case, digits, '_'); found '{}'", what,
+                             role == compare::SeriesDef::Role::x ? "an x" : "a y", compare::series_names(role), printable(name)));
+    return name;
+  }
+
+  // `figures`: [{file, ref, title, experiments, solvers, x, x_scale, panels: [{y, y_scale, paper, ours}]}].
+  std::vector<FigureDecl> figures(const YAML::Node& node) const {
+    if (!node.IsSequence() || node.size() == 0) fail(node, "figures: expected a list of figures, found " + shown(node));
+    std::vector<FigureDecl> out;
+    std::set<std::string> files;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node f = node[i];
+      std::string what = fmt::format("figures[{}]", i);
+      only_keys(f, {"file", "ref", "title", "experiments", "solvers", "x", "x_scale", "panels"}, what);
+      for (const char* k : {"file", "ref", "x", "panels"})
+        if (!f[k]) fail(f, fmt::format("{}: '{}' is required", what, k));
+      FigureDecl d;
+      d.line = where(f);
+      d.file = str(f["file"], what + ".file");
+      // A plain file name beside the README: nothing a declaration says is a path elsewhere.
+      const bool plain = !d.file.empty() && d.file.front() != '.' &&
+                         d.file.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+                             std::string::npos;
+      const auto ends = [&](const char* e) { return d.file.size() > 4 && d.file.compare(d.file.size() - 4, 4, e) == 0; };
+      if (!plain || !(ends(".svg") || ends(".png")))
+        fail(f["file"], what + ".file: expected a file name of letters, digits, '.', '_', '-' ending in .svg or .png, found '" +
+                            printable(d.file) + "'");
+      if (!files.insert(d.file).second) fail(f["file"], what + ".file: '" + printable(d.file) + "' is declared twice");
+      what = "figure '" + d.file + "'";
+      d.ref = str(f["ref"], what + ".ref");
+      if (f["title"]) d.title = str(f["title"], what + ".title");
+      if (f["experiments"]) d.experiments = names(f["experiments"], what + ".experiments");
+      if (f["solvers"]) d.solvers = names(f["solvers"], what + ".solvers");
+      d.x = series(f["x"], what + ".x", compare::SeriesDef::Role::x);
+      if (f["x_scale"]) d.log_x = scale(f["x_scale"], what + ".x_scale");
+      const YAML::Node panels = f["panels"];
+      if (!panels.IsSequence() || panels.size() == 0)
+        fail(panels, what + ".panels: expected a list of panels {y, y_scale, paper, ours}, found " + shown(panels));
+      for (std::size_t j = 0; j < panels.size(); ++j) {
+        const YAML::Node p = panels[j];
+        const std::string pw = fmt::format("{}.panels[{}]", what, j);
+        only_keys(p, {"y", "y_scale", "paper", "ours"}, pw);
+        for (const char* k : {"y", "paper", "ours"})
+          if (!p[k]) fail(p, fmt::format("{}: '{}' is required ({})", pw, k,
+                                         std::string(k) == "y" ? "the series drawn" : "one sentence for the README"));
+        FigurePanel panel;
+        panel.line = where(p);
+        panel.y = series(p["y"], pw + ".y", compare::SeriesDef::Role::y);
+        // Suboptimalities and gaps fall over decades (log, as in the papers); errors and
+        // objectives are read on a linear axis unless declared otherwise.
+        panel.log_y = p["y_scale"] ? scale(p["y_scale"], pw + ".y_scale") : compare::is_convergence(panel.y);
+        panel.paper = str(p["paper"], pw + ".paper");
+        panel.ours = str(p["ours"], pw + ".ours");
+        if (panel.paper.empty() || panel.ours.empty()) fail(p, pw + ": 'paper' and 'ours' are sentences, not empty");
+        d.panels.push_back(std::move(panel));
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
   // `ci`: the small-scale profile tests/claims runs: [{file: EXPERIMENT.yaml, set: [KEY=VALUE, ...]}].
   std::vector<CiRun> ci(const YAML::Node& node) const {
     if (!node.IsSequence()) fail(node, "ci: expected a list of {file, set}, found " + shown(node));
@@ -281,10 +367,11 @@ ClaimsFile read_claims(const std::string& path) {
   f.path = path;
   if (root.IsNull())
     throw std::runtime_error(path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
-  r.only_keys(root, {"paper", "experiment", "ci", "claims"}, "claims file");
+  r.only_keys(root, {"paper", "experiment", "ci", "claims", "figures"}, "claims file");
   if (root["paper"]) f.paper = r.str(root["paper"], "paper");
   if (root["experiment"]) f.experiment = r.str(root["experiment"], "experiment");
   if (root["ci"]) f.ci = r.ci(root["ci"]);
+  if (root["figures"]) f.figures = r.figures(root["figures"]);
   const YAML::Node claims = root["claims"];
   if (!claims) throw std::runtime_error(path + ": no claims: 'claims' (a list of claims) is missing");
   if (!claims.IsSequence()) r.fail(claims, "claims: expected a list of claims, found " + ClaimsReader::shown(claims));

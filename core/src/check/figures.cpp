@@ -1,0 +1,71 @@
+// The figures a claims file declares (claims.hpp: FigureDecl), as specs of compare's
+// paper-style renderer: the declaration chooses runs, panels, axes and scales; figure_spec draws.
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "check/claims.hpp"
+#include "compare/series.hpp"
+
+using nlohmann::json;
+
+namespace dualgap::check {
+
+compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, const FigureDecl& figure) {
+  compare::RunSet out = set;
+  std::vector<std::string> experiments = figure.experiments;
+  if (experiments.empty() && !file.experiment.empty()) experiments.push_back(file.experiment);
+  if (!experiments.empty()) {
+    out.runs.erase(std::remove_if(out.runs.begin(), out.runs.end(),
+                                  [&](const compare::Run& r) {
+                                    return std::find(experiments.begin(), experiments.end(), r.experiment) ==
+                                           experiments.end();
+                                  }),
+                   out.runs.end());
+    if (out.runs.empty())
+      throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}", figure.line, figure.file,
+                                           fmt::join(experiments, ", ")));
+  }
+  // A raw column a declaration names must be a column of the runs: a typo is not drawn as an
+  // empty panel.
+  std::vector<std::pair<std::string, std::string>> names = {{figure.x, figure.line}};
+  for (const auto& p : figure.panels) names.emplace_back(p.y, p.line);
+  for (const auto& [name, line] : names) {
+    if (compare::find_series(name)) continue;
+    const bool found = std::any_of(out.runs.begin(), out.runs.end(), [&](const compare::Run& r) { return r.column(name) != nullptr; });
+    if (!found)
+      throw std::runtime_error(fmt::format("{}: figure '{}': '{}' is neither a series of compare nor a column of these runs",
+                                           line, figure.file, name));
+  }
+  compare::group_runs(out);
+  if (!figure.solvers.empty()) {
+    compare::Selection sel;
+    sel.solvers = figure.solvers;
+    sel.order = fmt::format("{}", fmt::join(figure.solvers, ","));
+    compare::select_runs(out, sel);
+  }
+  return out;
+}
+
+json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure, const compare::Options& options) {
+  compare::FigureOptions fo;
+  fo.x = figure.x;
+  fo.title = figure.title;
+  fo.style = "paper";
+  for (const auto& p : figure.panels) fo.metrics.push_back(p.y);
+  json spec = compare::figure_spec(runs, fo, options);
+  // The declared scales replace the renderer's choice (a decade rule): the paper's axes are the
+  // reference, and a panel drawn on another scale would not be the paper's figure (values <= 0
+  // are left out of a log axis by matplotlib).
+  const std::size_t per_row = figure.panels.size();
+  for (std::size_t i = 0; i < spec["panels"].size(); ++i) {
+    json& panel = spec["panels"][i];
+    panel["log_x"] = figure.log_x;
+    panel["log_y"] = figure.panels[i % per_row].log_y;
+  }
+  return spec;
+}
+
+}  // namespace dualgap::check
