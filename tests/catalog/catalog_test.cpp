@@ -27,6 +27,9 @@
 #include <string>
 #include <vector>
 
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/filtering_stream.hpp>
+
 #include "test_support.hpp"
 #include "base/util.hpp"
 
@@ -213,6 +216,21 @@ void generate(const fs::path& gen) {
   // Results folders (data/runs) for the evaluate and status cases, as a copy: evaluate writes into
   // a run it re-scores and takes its folder's lock, and the source tree stays as committed.
   fs::copy(kCatalog / "data" / "runs", gen / "runs", fs::copy_options::recursive);
+  // Packed records (run.json.gz): a gzip stream that inflates past the run record limit (257 MB
+  // from a few hundred KB), and a .gz that is not gzip.
+  {
+    namespace io = boost::iostreams;
+    fs::create_directories(gen / "gzbomb" / "e" / "x");
+    std::ofstream file(gen / "gzbomb" / "e" / "x" / "run.json.gz", std::ios::binary);
+    io::filtering_ostream out;
+    out.push(io::gzip_compressor(io::gzip_params(io::gzip::best_speed)));
+    out.push(file);
+    const std::string block(1 << 20, ' ');
+    out << "{\"schema\": \"dualgap.run/1\"";
+    for (int i = 0; i < 257; ++i) out << block;
+  }
+  fs::create_directories(gen / "gznot" / "e" / "x");
+  std::ofstream(gen / "gznot" / "e" / "x" / "run.json.gz") << "{\"schema\": \"dualgap.run/1\"}";
   // The CLI outside the build tree (@installed): it links the build tree's core library by its
   // absolute RUNPATH, and finds no built-in plugin.
   fs::create_directories(gen / "prefix" / "bin");

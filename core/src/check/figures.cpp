@@ -54,6 +54,9 @@ json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
   fo.x = figure.x;
   fo.title = figure.title;
   fo.style = "paper";
+  // Committed beside a README (at most 300 KB a folder): a PNG at a screen's resolution, not
+  // the paper style's print 300 dpi.
+  fo.dpi = 110;
   for (const auto& p : figure.panels) fo.metrics.push_back(p.y);
   json spec = compare::figure_spec(runs, fo, options);
   // The declared scales replace the renderer's choice (a decade rule): the paper's axes are the

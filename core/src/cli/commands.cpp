@@ -93,6 +93,33 @@ const std::vector<Command>& commands() {
        "or not measurable, with the measured figures beside the paper's. Exit status: 0 when every\n"
        "measurable claim holds, 1 when one fails (or, with --strict, cannot be measured), 2 bad usage.\n",
        check_main},
+      {"reproduce", "FOLDER [--scale ci|full] [--executor slurm] [--out DIR] [--from RESULTS] [--write]",
+       "reproduce an experiment folder: fetch its data, run it, check its claims, draw its figures",
+       reproduce_options,
+       {{"folder", "FOLDER", "an experiment folder (experiments/NAME: its YAML files and claims.yaml)", true, false, nullptr}},
+       "In order: 'data fetch' for the data sets the folder's experiments name that are not under\n"
+       "$DUALGAP_DATA yet; 'run' of each experiment file (the ci profile's files of claims.yaml, with\n"
+       "its --set values at --scale ci) into OUT/FOLDER, resuming what is there; the claims of\n"
+       "claims.yaml (as 'check'); the figures its 'figures:' list declares (docs/reproduce.md), drawn in\n"
+       "the paper's layout. Then prints, as a unified diff, how the README section it would write (the\n"
+       "figures with one sentence per panel, the claims table, between <!-- reproduce:begin --> and\n"
+       "<!-- reproduce:end -->) and the experiments index row differ from the committed ones.\n"
+       "--from RESULTS runs nothing and renders recorded runs (results/FOLDER: the reference runs).\n"
+       "--write writes the figures beside the README, the section and the index (each atomically).\n"
+       "Exit status: 0 done, 1 a run failed or no run could be read, 2 bad usage or configuration.\n",
+       reproduce_main},
+      {"results", "pack SRC DST",
+       "pack a results folder as reference runs: run.json.gz without iterates",
+       results_options,
+       {{"action", "ACTION", "pack", true, false, [] { return choice({"pack"}, false); }},
+        {"src", "SRC", "a results folder (searched recursively for run.json)", true, false, nullptr},
+        {"dst", "DST", "the folder the packed records go to (the same relative folders)", true, false, nullptr}},
+       "Reads every run record under SRC with the checked reader (a damaged one stops the pack before\n"
+       "anything is written) and writes it to DST/<same relative folder>/run.json.gz: the curves and\n"
+       "everything else, without the iterates (so it cannot be re-scored). compare, check, status and\n"
+       "reproduce --from read run.json.gz as they read run.json (docs/reproduce.md).\n"
+       "Exit status: 0 packed, 1 a damaged record, no record or I/O, 2 bad usage.\n",
+       results_main},
       {"data", "list [--json] | fetch NAME... [--to DIR] [limits]",
        "the real data sets, their sources and checksums; download and verify them",
        data_options,

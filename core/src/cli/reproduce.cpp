@@ -1,0 +1,322 @@
+// `dualgap reproduce FOLDER [--scale ci|full] [--executor slurm] [--out DIR] [--from RESULTS] [--write]`
+// and `dualgap results pack SRC DST`.
+//
+// reproduce is the other commands in sequence, through their own entry points (one table, one
+// set of checks): `data fetch` for the data sets the folder's experiments name and that are not
+// at hand, `run` for each experiment file (the runner resumes), then check's claims and the
+// figures the folder's claims.yaml declares (check/figures.cpp on compare's paper-style renderer),
+// and the README section built from them, shown as a diff against the committed one.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include "base/files.hpp"
+#include "base/util.hpp"
+#include "base/yaml.hpp"
+#include "check/claims.hpp"
+#include "cli/entries.hpp"
+#include "experiment/schema.hpp"
+#include "run/run_files.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dualgap::cli {
+
+namespace {
+
+constexpr const char* kBegin = "<!-- reproduce:begin -->";
+constexpr const char* kEnd = "<!-- reproduce:end -->";
+constexpr const char* kIndexBegin = "<!-- figures:begin -->";
+constexpr const char* kIndexEnd = "<!-- figures:end -->";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t nl = text.find('\n', start);
+    out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+/// A unified diff of two texts: one hunk from the first differing line to the last, with three
+/// lines of context (a section replaced between markers differs in one stretch). Empty when equal.
+std::string unified_diff(const std::string& before, const std::string& after, const std::string& name) {
+  if (before == after) return "";
+  const auto a = lines_of(before), b = lines_of(after);
+  std::size_t head = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  std::size_t tail = 0;
+  while (tail < a.size() - head && tail < b.size() - head && a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) ++tail;
+  const std::size_t ctx = 3, from = head > ctx ? head - ctx : 0;
+  const std::size_t a_end = std::min(a.size(), a.size() - tail + ctx), b_end = std::min(b.size(), b.size() - tail + ctx);
+  std::string out = fmt::format("--- {}\n+++ {} (reproduced)\n@@ -{},{} +{},{} @@\n", name, name, from + 1, a_end - from,
+                                from + 1, b_end - from);
+  for (std::size_t i = from; i < head; ++i) out += " " + a[i] + "\n";
+  for (std::size_t i = head; i < a.size() - tail; ++i) out += "-" + a[i] + "\n";
+  for (std::size_t i = head; i < b.size() - tail; ++i) out += "+" + b[i] + "\n";
+  for (std::size_t i = a.size() - tail; i < a_end; ++i) out += " " + a[i] + "\n";
+  return out;
+}
+
+/// `text` with the part between the lines `begin` and `end` replaced by `body` (markers kept);
+/// without the markers, the section is appended. Throws when only one marker is there.
+std::string replace_section(const std::string& text, const std::string& begin, const std::string& end,
+                            const std::string& body, const std::string& file) {
+  const std::size_t b = text.find(begin), e = text.find(end);
+  if ((b == std::string::npos) != (e == std::string::npos) || (b != std::string::npos && e < b))
+    throw std::runtime_error(fmt::format("{}: expected the line {} and, after it, the line {}", file, begin, end));
+  const std::string section = begin + "\n" + body + end;
+  if (b == std::string::npos) return text + (text.empty() || text.back() == '\n' ? "\n" : "\n\n") + section + "\n";
+  return text.substr(0, b) + section + text.substr(e + end.size());
+}
+
+namespace {
+
+/// The data sets of the registry an experiment file names as ${DUALGAP_DATA}/NAME/...
+void data_named(const YAML::Node& node, std::set<std::string>& names) {
+  if (node.IsScalar()) {
+    const std::string s = node.Scalar(), marker = "${DUALGAP_DATA}/";
+    for (std::size_t at = s.find(marker); at != std::string::npos; at = s.find(marker, at + 1)) {
+      const std::size_t start = at + marker.size(), slash = s.find('/', start);
+      if (slash != std::string::npos && slash > start) names.insert(s.substr(start, slash - start));
+    }
+  } else if (node.IsSequence() || node.IsMap()) {
+    for (const auto& child : node) {
+      if (node.IsMap()) data_named(child.second, names);
+      else data_named(child, names);
+    }
+  }
+}
+
+struct ExperimentRun {
+  std::string file;
+  std::vector<std::string> sets;
+};
+
+/// The experiment files of the folder at a scale: the ci profile's files (with its --set values
+/// at ci scale, without them at full scale), else every *.yaml of the folder but claims.yaml.
+std::vector<ExperimentRun> experiment_runs(const fs::path& folder, const check::ClaimsFile& claims, bool ci) {
+  std::vector<ExperimentRun> out;
+  if (!claims.ci.empty()) {
+    for (const auto& c : claims.ci) out.push_back({(folder / c.file).string(), ci ? c.sets : std::vector<std::string>{}});
+    return out;
+  }
+  if (ci) throw ConfigError(fmt::format("{}: no 'ci' profile: --scale ci needs one (see docs/check.md)", claims.path));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.path().extension() == ".yaml" && e.path().filename() != "claims.yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  for (auto& f : files) out.push_back({f, {}});
+  return out;
+}
+
+/// Fetches the data sets the experiments name that are not under $DUALGAP_DATA yet.
+int fetch_missing(const std::vector<ExperimentRun>& runs) {
+  std::set<std::string> names;
+  for (const auto& r : runs) data_named(as_configuration([&] { return yaml::load_file(r.file); }), names);
+  if (names.empty()) return 0;
+  const char* root = std::getenv("DUALGAP_DATA");
+  if (!root || !*root)
+    throw UsageError(fmt::format("the experiments read {} under $DUALGAP_DATA, which is not set: set it to the data folder",
+                                 fmt::join(names, ", ")));
+  std::vector<std::string> missing;
+  std::error_code ec;
+  for (const auto& n : names)
+    if (!fs::exists(fs::path(root) / n, ec)) missing.push_back(n);
+  if (missing.empty()) return 0;
+  std::cerr << fmt::format("reproduce: fetching {} into {}\n", fmt::join(missing, ", "), root);
+  std::vector<std::string> args = {"fetch"};
+  args.insert(args.end(), missing.begin(), missing.end());
+  return run_command("data", args);
+}
+
+/// A declared sentence as the README prints it: capitalised, ending with a full stop.
+std::string sentence(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  if (!s.empty() && s.back() != '.' && s.back() != '!' && s.back() != '?') s += '.';
+  return s;
+}
+
+std::string figure_alt(const check::FigureDecl& f) { return f.ref + (f.title.empty() ? "" : ": " + f.title); }
+
+/// The README section: the declared figures with one sentence per panel, then the claims table.
+std::string readme_section(const fs::path& folder, const check::ClaimsFile& claims, const std::string& claims_table,
+                           const std::string& source, bool ci, const std::string& tally) {
+  std::string s = fmt::format(
+      "## Reproduction\n\nGenerated by `dualgap reproduce experiments/{}{}` from {}{}; "
+      "`dualgap compare {} DIR` sets your own runs beside these.\n\n",
+      folder.filename().string(), source.empty() ? "" : " --from " + source, source.empty() ? "the runs it made" : "`" + source + "`",
+      ci ? " (CI scale: fewer repeats and budgets than the paper's protocol)" : "", source.empty() ? "RESULTS" : source);
+  for (const auto& f : claims.figures) {
+    s += fmt::format("![{}]({})\n\n", figure_alt(f), f.file);
+    s += fmt::format("*{}*: {} against {}.\n\n", f.ref,
+                     fmt::format("{}", fmt::join([&] {
+                                   std::vector<std::string> ys;
+                                   for (const auto& p : f.panels) ys.push_back(compare::axis_label(p.y));
+                                   return ys;
+                                 }(),
+                                                 ", ")),
+                     compare::axis_label(f.x));
+    for (const auto& p : f.panels)
+      s += fmt::format("- **{}**. Paper: {} Ours: {}\n", compare::axis_label(p.y), sentence(p.paper), sentence(p.ours));
+    s += "\n";
+  }
+  s += "### Claims\n\n" + claims_table + "\n" + tally;
+  return s;
+}
+
+/// The index of the experiments folder: one row per folder with a declared figure, its first
+/// figure as a thumbnail (from the declarations only: no run is read).
+std::string index_rows(const fs::path& experiments) {
+  std::vector<fs::path> folders;
+  for (const auto& e : fs::directory_iterator(experiments))
+    if (e.is_directory() && fs::exists(e.path() / "claims.yaml")) folders.push_back(e.path());
+  std::sort(folders.begin(), folders.end());
+  std::string out = "| folder | paper figure | figure |\n|---|---|---|\n";
+  for (const auto& d : folders) {
+    const check::ClaimsFile f = as_configuration([&] { return check::read_claims((d / "claims.yaml").string()); });
+    if (f.figures.empty()) continue;
+    const std::string name = d.filename().string();
+    std::vector<std::string> refs;
+    for (const auto& fig : f.figures) refs.push_back(fig.ref);
+    // A figure not drawn yet (no reference runs) is said so, not shown as a broken image.
+    const std::string cell = fs::exists(d / f.figures.front().file)
+                                 ? fmt::format("<img src=\"{}/{}\" alt=\"{}\" width=\"240\">", name,
+                                               f.figures.front().file, figure_alt(f.figures.front()))
+                                 : std::string("not drawn yet (no reference runs in results/)");
+    out += fmt::format("| [{}]({}/) | {} | {} |\n", name, name, fmt::join(refs, ", "), cell);
+  }
+  return out;
+}
+
+/// Prints the diff of `file` against `updated`; with `write`, writes it. Returns true when they differ.
+bool show_or_write(const fs::path& file, const std::string& updated, bool write) {
+  std::error_code ec;
+  const std::string current = fs::exists(file, ec) ? read_file(file.string()) : "";
+  const std::string diff = unified_diff(current, updated, file.string());
+  if (diff.empty()) return false;
+  std::cout << diff;
+  if (write) {
+    write_file_atomic(file.string(), updated);
+    std::cerr << "wrote " << file.string() << "\n";
+  }
+  return true;
+}
+
+}  // namespace
+
+void reproduce_options(po::options_description& d) {
+  d.add_options()("scale", choice({"full", "ci"}, false),
+                  "full (the folder's protocol) or ci (its claims' ci profile: fewer repeats, smaller budgets)")(
+      "executor", choice({"local", "slurm"}, false), "where the runs run: local (default) or slurm (submitted; reproduce "
+                                              "again with --from once the jobs are done)")(
+      "out,o", output_path()->default_value("runs"), "results folder of the runs: OUT/FOLDER (resumed when it exists)")(
+      "from", po::value<std::string>(), "render from this results folder (e.g. results/FOLDER) without running anything")(
+      "figures", output_path(), "where the figures are written without --write (default: OUT/FOLDER/figures)")(
+      "write", "write the figures beside the README, the README's section and the experiments index");
+}
+
+int reproduce_main(const Args& a) {
+  const fs::path folder = fs::path(a.text("folder")).lexically_normal();
+  const fs::path claims_path = folder / "claims.yaml";
+  std::error_code ec;
+  if (!fs::is_regular_file(claims_path, ec))
+    throw UsageError(fmt::format("FOLDER '{}': expected an experiment folder holding a claims.yaml", printable(folder.string())));
+  const check::ClaimsFile claims = as_configuration([&] { return check::read_claims(claims_path.string()); });
+  const bool ci = a.text("scale") == "ci", write = a.has("write");
+  const std::string name = (folder.filename().empty() ? folder.parent_path() : folder).filename().string();
+  if (a.has("from") && (a.has("scale") || a.has("executor")))
+    throw UsageError("--from renders recorded runs: --scale and --executor apply to a run, not to --from");
+  std::string results;
+  int status = 0;
+  if (a.has("from")) {
+    results = a.text("from");
+  } else {
+    results = (fs::path(a.text("out")) / name).string();
+    const auto runs = experiment_runs(folder, claims, ci);
+    if (const int rc = fetch_missing(runs); rc != 0) return rc;
+    for (const auto& r : runs) {
+      std::vector<std::string> args = {r.file, "--out", results};
+      if (a.has("executor")) args.insert(args.end(), {"--executor", a.text("executor")});
+      for (const auto& s : r.sets) args.insert(args.end(), {"--set", s});
+      std::cerr << fmt::format("reproduce: dualgap run {}\n", fmt::join(args, " "));
+      const int rc = run_command("run", args);
+      if (rc == 2 || rc > 100) return rc;  // invalid configuration, folder in use, or stopped by a signal
+      status = std::max(status, rc);       // a failed run: the others still make the figures
+    }
+    if (a.text("executor") == "slurm") {
+      std::cout << fmt::format("submitted; once the jobs are done: dualgap reproduce {} --from {}\n", folder.string(), results);
+      return status;
+    }
+  }
+  compare::RunSet set = compare::load_runs({results});
+  for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
+  if (set.runs.empty()) throw std::runtime_error(fmt::format("no readable run record under {}", results));
+
+  std::vector<check::Outcome> outcomes;
+  int holds = 0, fails = 0;
+  for (const auto& c : claims.claims) {
+    outcomes.push_back(check::evaluate(set, claims, c, ci));
+    holds += outcomes.back().verdict == check::Verdict::holds;
+    fails += outcomes.back().verdict == check::Verdict::fails;
+  }
+  const std::string table = check::format_outcomes(claims, outcomes, "markdown");
+  const std::string tally = fmt::format("{} claims: {} hold, {} fail, {} other (not measurable, full scale only or measured elsewhere).\n",
+                                        outcomes.size(), holds, fails, outcomes.size() - holds - fails);
+  std::cerr << tally;
+
+  const fs::path figures = write ? folder : a.has("figures") ? fs::path(a.text("figures")) : fs::path(results) / "figures";
+  fs::create_directories(figures);
+  compare::Options options;
+  for (const auto& f : claims.figures) {
+    const compare::RunSet runs = check::figure_runs(set, claims, f);
+    compare::write_figure(check::declared_figure_spec(runs, f, options), (figures / f.file).string());
+    std::cerr << "wrote " << (figures / f.file).string() << "\n";
+  }
+  if (claims.figures.empty()) std::cerr << fmt::format("warning: {} declares no figures\n", claims_path.string());
+
+  const fs::path readme = folder / "README.md";
+  const std::string current = fs::exists(readme, ec) ? read_file(readme.string()) : "";
+  const std::string updated = replace_section(
+      current, kBegin, kEnd, readme_section(folder, claims, table, a.has("from") ? a.text("from") : "", ci, tally),
+      readme.string());
+  bool differs = show_or_write(readme, updated, write);
+  // The experiments index: one thumbnail row per folder, when the parent README has its markers.
+  const fs::path parent = folder.parent_path().empty() ? fs::path(".") : folder.parent_path();
+  const fs::path index = parent / "README.md";
+  if (fs::exists(index, ec)) {
+    const std::string text = read_file(index.string());
+    if (text.find(kIndexBegin) != std::string::npos)
+      differs = show_or_write(index, replace_section(text, kIndexBegin, kIndexEnd, index_rows(parent), index.string()), write) ||
+                differs;
+  }
+  if (!differs) std::cerr << "reproduce: the README section is as committed\n";
+  return status;
+}
+
+void results_options(po::options_description&) {}
+
+int results_main(const Args& a) {
+  const std::string src = a.text("src"), dst = a.text("dst");
+  if (src.empty() || dst.empty()) throw UsageError("pack needs SRC and DST: dualgap results pack SRC DST");
+  std::error_code ec;
+  if (!fs::exists(src, ec)) throw UsageError(fmt::format("SRC '{}': no such file or folder", printable(src)));
+  const std::size_t n = pack_runs(src, dst);
+  if (n == 0) throw std::runtime_error(fmt::format("no run record under {}", src));
+  std::cerr << fmt::format("packed {} run records into {}\n", n, dst);
+  return 0;
+}
+
+}  // namespace dualgap::cli

@@ -1,0 +1,298 @@
+// The figures a claims file declares, packed (gzip) run records read as plain ones, and
+// `dualgap reproduce` end to end on a tiny generated-data folder.
+#include <fstream>
+
+#include <boost/iostreams/device/back_inserter.hpp>
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/filtering_stream.hpp>
+
+#include "check/claims.hpp"
+#include "core/cli_support.hpp"
+#include "run/run_files.hpp"
+
+namespace fs = std::filesystem;
+using namespace dualgap;
+using dualgap::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+std::string refusal(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  try {
+    (void)check::read_claims(p.string());
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kHead = "paper: test\nexperiment: e\nclaims:\n  - {id: a, ref: T1, final: {a: MP, metric: gap, below: 1}}\n";
+
+/// A run with passes, oracle_calls, time, primal, gap and test_error columns.
+json make_run(const std::string& solver, int repeat, double rate) {
+  json passes = json::array(), calls = json::array(), time = json::array(), primal = json::array(), gap = json::array(),
+       err = json::array();
+  for (int k = 1; k <= 20; ++k) {
+    passes.push_back(k);
+    calls.push_back(10.0 * k);
+    time.push_back(0.1 * k);
+    gap.push_back(std::pow(rate, k));
+    primal.push_back(1.0 + std::pow(rate, k));
+    err.push_back(0.1 + 0.5 * std::pow(rate, k));
+  }
+  return {{"schema", "dualgap.run/1"},
+          {"experiment", "e"},
+          {"run_id", solver + "__r" + std::to_string(repeat)},
+          {"solver", solver},
+          {"status", "budget"},
+          {"problem_key", "p"},
+          {"config", {{"data", {{"plugin", "synthetic"}}}, {"problem", {{"lambda", 0.01}}}, {"solver", {{"name", solver}}}}},
+          {"curve", {{"passes", passes}, {"oracle_calls", calls}, {"time", time}, {"primal", primal}, {"gap", gap}, {"test_error", err}}},
+          {"summary", {{"peak_rss_bytes", 5e7}}}};
+}
+
+void write_runs(const fs::path& root) {
+  for (int r = 0; r < 2; ++r)
+    for (const auto& [s, rate] : std::vector<std::pair<std::string, double>>{{"MP", 0.5}, {"B", 0.8}}) {
+      const json run = make_run(s, r, rate);
+      const fs::path dir = root / "e" / run["run_id"].get<std::string>();
+      fs::create_directories(dir);
+      std::ofstream(dir / "run.json") << run.dump();
+    }
+}
+
+bool is_png(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, 8);
+  return in.gcount() == 8 && std::string(magic, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+}  // namespace
+
+TEST_CASE("figures: a declaration is read with its panels, axes, scales and sentences") {
+  test::TempDir dir;
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead
+                   << "figures:\n"
+                      "  - file: fig4.png\n    ref: Fig. 4\n    x: oracle_calls\n    x_scale: log\n"
+                      "    solvers: [MP, B]\n    panels:\n"
+                      "      - {y: primal_subopt, paper: P says, ours: we see}\n"
+                      "      - {y: test_error, y_scale: log, paper: P2, ours: O2}\n"
+                      "      - {y: master_objective, paper: P3, ours: O3}\n";
+  const check::ClaimsFile f = check::read_claims(p.string());
+  REQUIRE(f.figures.size() == 1);
+  const auto& d = f.figures[0];
+  CHECK(d.file == "fig4.png");
+  CHECK(d.ref == "Fig. 4");
+  CHECK(d.x == "oracle_calls");
+  CHECK(d.log_x);
+  CHECK(d.solvers == std::vector<std::string>{"MP", "B"});
+  REQUIRE(d.panels.size() == 3);
+  CHECK(d.panels[0].log_y);   // a suboptimality: log unless declared otherwise
+  CHECK(d.panels[1].log_y);   // declared
+  CHECK(!d.panels[2].log_y);  // a raw column: linear
+  CHECK(d.panels[0].paper == "P says");
+  CHECK(d.panels[0].ours == "we see");
+}
+
+TEST_CASE("figures: every mistake of a declaration names the file, the line and what was expected") {
+  test::TempDir dir;
+  const fs::path p = dir.path / "claims.yaml";
+  const std::string path = p.string();
+  const std::string fig = "figures:\n  - file: f.png\n    ref: Fig. 1\n    x: passes\n    panels:\n";
+  CHECK(refusal(p, kHead + fig + "      - {y: gap, paper: a, ours: b, colour: red}\n")
+            .find(path + ":10: figure 'f.png'.panels[0]: unknown key 'colour'") == 0);
+  CHECK(refusal(p, kHead + "figures:\n  - file: ../f.png\n    ref: R\n    x: passes\n    panels: [{y: gap, paper: a, ours: b}]\n")
+            .find(path + ":6: figures[0].file: expected a file name of letters") == 0);
+  CHECK(refusal(p, kHead + "figures:\n  - file: f.gif\n    ref: R\n    x: passes\n    panels: [{y: gap, paper: a, ours: b}]\n")
+            .find("ending in .svg or .png, found 'f.gif'") != std::string::npos);
+  // a y series where an x is expected
+  CHECK(refusal(p, kHead + "figures:\n  - file: f.png\n    ref: R\n    x: gap\n    panels: [{y: gap, paper: a, ours: b}]\n")
+            .find(path + ":8: figure 'f.png'.x: expected an x series (") == 0);
+  CHECK(refusal(p, kHead + "figures:\n  - file: f.png\n    ref: R\n    x: passes\n    x_scale: logarithmic\n"
+                           "    panels: [{y: gap, paper: a, ours: b}]\n")
+            .find(path + ":9: figure 'f.png'.x_scale: expected 'log' or 'linear', found 'logarithmic'") == 0);
+  CHECK(refusal(p, kHead + fig + "      - {y: gap, paper: a}\n").find(":10: figure 'f.png'.panels[0]: 'ours' is required (one sentence for the README)") !=
+        std::string::npos);
+  CHECK(refusal(p, kHead + fig + "      - {y: Gap!, paper: a, ours: b}\n").find("expected a y series (") != std::string::npos);
+  CHECK(refusal(p, kHead + "figures:\n  - file: f.png\n    ref: R\n    x: passes\n").find(":6: figures[0]: 'panels' is required") !=
+        std::string::npos);
+  CHECK(refusal(p, kHead + "figures:\n  - {file: f.png, ref: R, x: passes, panels: [{y: gap, paper: a, ours: b}]}\n"
+                           "  - {file: f.png, ref: R, x: passes, panels: [{y: gap, paper: a, ours: b}]}\n")
+            .find(":7: figures[1].file: 'f.png' is declared twice") != std::string::npos);
+  CHECK(refusal(p, kHead + "figures: []\n").find(":5: figures: expected a list of figures") != std::string::npos);
+}
+
+TEST_CASE("figures: a raw column a declaration names must be a column of the runs") {
+  test::TempDir dir;
+  write_runs(dir.path / "results");
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead << "figures:\n  - {file: f.png, ref: R, x: passes, panels: [{y: gapp, paper: a, ours: b}]}\n";
+  const auto f = check::read_claims(p.string());
+  const auto set = compare::load_runs({(dir.path / "results").string()});
+  try {
+    (void)check::figure_runs(set, f, f.figures[0]);
+    FAIL("a column no run has was accepted");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find(":6: figure 'f.png': 'gapp' is neither a series of compare nor a column of these runs") !=
+          std::string::npos);
+  }
+  // The declared scales replace the renderer's choice, panel by panel.
+  std::ofstream(p) << kHead << "figures:\n  - {file: f.png, ref: R, x: passes, x_scale: log, panels: "
+                              "[{y: gap, y_scale: linear, paper: a, ours: b}, {y: test_error, y_scale: log, paper: a, ours: b}]}\n";
+  const auto g = check::read_claims(p.string());
+  const json spec = check::declared_figure_spec(check::figure_runs(set, g, g.figures[0]), g.figures[0], compare::Options{});
+  REQUIRE(spec["panels"].size() == 2);
+  CHECK(spec["panels"][0]["log_x"] == true);
+  CHECK(spec["panels"][0]["log_y"] == false);
+  CHECK(spec["panels"][1]["log_y"] == true);
+}
+
+TEST_CASE("figures: every experiment folder declares its figures, and they parse") {
+  const fs::path root = fs::path(DUALGAP_TEST_SOURCE_DIR) / "experiments";
+  int folders = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (!fs::exists(e.path() / "claims.yaml")) continue;
+    ++folders;
+    CAPTURE(e.path().string());
+    const auto f = check::read_claims((e.path() / "claims.yaml").string());
+    CHECK(!f.figures.empty());
+  }
+  CHECK(folders >= 18);
+}
+
+TEST_CASE("packed runs: compare, check and status read run.json.gz as they read run.json") {
+  test::TempDir dir;
+  const fs::path plain = dir.path / "plain", packed = dir.path / "packed";
+  write_runs(plain);
+  // a saved iterate is not packed
+  {
+    json run = make_run("MP", 9, 0.5);
+    run["iterates"] = {{"mode", "final"}, {"model", "w"}, {"saved", json::array()}};
+    fs::create_directories(plain / "e" / "MP__r9");
+    std::ofstream(plain / "e" / "MP__r9" / "run.json") << run.dump();
+  }
+  auto r = run_cli("results pack " + plain.string() + " " + packed.string());
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("packed 5 run records") != std::string::npos);
+  REQUIRE(fs::exists(packed / "e" / "MP__r0" / "run.json.gz"));
+  CHECK(!fs::exists(packed / "e" / "MP__r0" / "run.json"));
+  const RunFile back = read_run_file((packed / "e" / "MP__r9" / "run.json.gz").string(), CurveMode::document);
+  CHECK(back.doc["iterates"].is_null());
+  CHECK(back.doc["curve"]["gap"].size() == 20);
+
+  const fs::path claims = dir.path / "claims.yaml";
+  std::ofstream(claims) << "paper: test\nexperiment: e\nclaims:\n"
+                           "  - {id: a, ref: T1, fewer: {a: MP, b: B, to: {gap: 1e-2}}}\n"
+                           "  - {id: b, ref: T1, final: {a: MP, metric: test_error, below: 0.2}}\n";
+  const std::vector<std::string> commands = {"check {} --claims " + claims.string() + " --format markdown",
+                                             "compare {} --y gap", "compare {} --format csv", "status {}"};
+  for (const std::string& cmd : commands) {
+    CAPTURE(cmd);
+    const auto at = cmd.find("{}");
+    const auto a = run_cli(cmd.substr(0, at) + plain.string() + cmd.substr(at + 2));
+    const auto b = run_cli(cmd.substr(0, at) + packed.string() + cmd.substr(at + 2));
+    CHECK(a.code == b.code);
+    std::string expected = a.output;
+    for (std::size_t i = expected.find(plain.string()); i != std::string::npos; i = expected.find(plain.string(), i))
+      expected.replace(i, plain.string().size(), packed.string());
+    CHECK(b.output == expected);
+  }
+  // evaluate reads it with the same checks, and does not write into a packed record
+  const auto ev = run_cli("evaluate " + (packed / "e" / "MP__r9").string());
+  CHECK(ev.code == 1);
+}
+
+TEST_CASE("packed runs: a gzip stream that inflates past the limit is refused, not read") {
+  test::TempDir dir;
+  const fs::path run = dir.path / "e" / "x" / "run.json.gz";
+  fs::create_directories(run.parent_path());
+  std::string gz;
+  {
+    namespace io = boost::iostreams;
+    io::filtering_ostream out;
+    out.push(io::gzip_compressor(io::gzip_params(io::gzip::best_speed)));
+    out.push(io::back_inserter(gz));
+    const std::string block(1 << 20, ' ');
+    out << "{\"schema\": \"dualgap.run/1\"";
+    for (std::uintmax_t n = 0; n <= (kMaxRunBytes >> 20); ++n) out << block;
+  }
+  CHECK(gz.size() < kMaxRunBytes / 100);
+  std::ofstream(run, std::ios::binary) << gz;
+  try {
+    (void)read_run_file(run.string(), CurveMode::columns);
+    FAIL("a gzip bomb was read");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("once decompressed: larger than the 256 MB a run record may have") != std::string::npos);
+  }
+  // compare skips it with the reason, and finds nothing else
+  const auto r = run_cli("compare " + dir.path.string());
+  CHECK(r.code == 1);
+  CHECK(r.output.find("larger than the 256 MB a run record may have") != std::string::npos);
+  // not gzip at all
+  std::ofstream(run, std::ios::binary | std::ios::trunc) << "{\"schema\": 1}";
+  const auto r2 = run_cli("compare " + dir.path.string());
+  CHECK(r2.output.find("run.json.gz: not a valid gzip file") != std::string::npos);
+}
+
+TEST_CASE("reproduce: runs a folder, checks it, draws its figure, shows the README diff; --write makes it quiet") {
+  test::TempDir dir;
+  const fs::path exps = dir.path / "experiments", folder = exps / "tiny";
+  fs::create_directories(folder);
+  std::ofstream(folder / "tiny.yaml") << "name: tiny\n"
+                                         "data: {plugin: synthetic_multiclass, n: 60, n_test: 30, d: 5, K: 3}\n"
+                                         "oracle: {plugin: multiclass}\nproblem: {lambda: 1/n}\n"
+                                         "solvers:\n  - {name: BCFW, plugin: bcfw}\n"
+                                         "stop: {max_passes: 20}\nrecord: {every: 1}\nrepeats: 3\nseed: 0\n";
+  std::ofstream(folder / "claims.yaml")
+      << "paper: tiny\nexperiment: tiny\nci:\n  - file: tiny.yaml\n    set: [repeats=2, stop.max_passes=4]\n"
+         "claims:\n  - {id: gap-small, ref: Fig. 1, final: {a: BCFW, metric: gap, below: 1e3}}\n"
+         "figures:\n  - file: fig1.png\n    ref: Fig. 1\n    x: passes\n    panels:\n"
+         "      - {y: gap, paper: the gap falls, ours: it falls too}\n";
+  std::ofstream(folder / "README.md") << "# tiny\n\nText before.\n";
+  std::ofstream(exps / "README.md") << "# index\n\n<!-- figures:begin -->\n<!-- figures:end -->\n";
+  const std::string out = (dir.path / "runs").string();
+
+  auto r = run_cli("reproduce " + folder.string() + " --scale ci --out " + out);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(is_png(fs::path(out) / "tiny" / "figures" / "fig1.png"));
+  CHECK(r.output.find("+<!-- reproduce:begin -->") != std::string::npos);
+  CHECK(r.output.find("+![Fig. 1](fig1.png)") != std::string::npos);
+  CHECK(r.output.find("+- **duality gap P - D**. Paper: The gap falls. Ours: It falls too.") != std::string::npos);
+  CHECK(r.output.find("| gap-small") != std::string::npos);
+  // not drawn beside the README yet: the index says so rather than showing a broken image
+  CHECK(r.output.find("+| [tiny](tiny/) | Fig. 1 | not drawn yet") != std::string::npos);
+  // 2 repeats at CI scale, not the YAML's 3
+  int runs = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) runs += e.path().filename() == "run.json";
+  CHECK(runs == 2);
+
+  r = run_cli("reproduce " + folder.string() + " --scale ci --out " + out + " --write");
+  REQUIRE(r.code == 0);
+  CHECK(is_png(folder / "fig1.png"));
+  std::ifstream in(folder / "README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(readme.rfind("# tiny\n\nText before.\n", 0) == 0);
+  CHECK(readme.find("<!-- reproduce:end -->") != std::string::npos);
+  CHECK(r.output.find("+| [tiny](tiny/) | Fig. 1 | <img src=\"tiny/fig1.png\"") != std::string::npos);
+
+  r = run_cli("reproduce " + folder.string() + " --scale ci --out " + out);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("@@") == std::string::npos);
+  CHECK(r.output.find("the README section is as committed") != std::string::npos);
+
+  // the same from the recorded runs, packed: what regenerates a committed folder
+  REQUIRE(run_cli("results pack " + out + "/tiny " + (dir.path / "ref").string()).code == 0);
+  r = run_cli("reproduce " + folder.string() + " --from " + (dir.path / "ref").string() + " --figures " +
+              (dir.path / "figs").string());
+  CHECK(r.code == 0);
+  CHECK(is_png(dir.path / "figs" / "fig1.png"));
+  CHECK(r.output.find("+Generated by `dualgap reproduce experiments/tiny --from ") != std::string::npos);
+
+  // bad usage
+  CHECK(run_cli("reproduce " + dir.path.string()).code == 2);
+  CHECK(run_cli("reproduce " + folder.string() + " --from x --scale ci").code == 2);
+}
