@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "check/claims.hpp"
 #include "compare/model.hpp"
 #include "synthetic.hpp"
 
@@ -130,4 +131,58 @@ TEST_CASE("figures: the convergence panels of a problem share the log scale") {
       CHECK(panel["log_y"] == true);
     }
   }
+}
+
+TEST_CASE("figures: every figure an experiment folder declares passes the layout check") {
+  const char* python = "/usr/bin/python3";
+  if (!fs::exists(python)) {
+    if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
+    else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
+    return;
+  }
+  TempDir tmp;
+  // Two problems (two rows, as a folder with two data sets), four series, and the raw columns
+  // the declarations name (master_time, nnz_rows).
+  for (int p = 0; p < 2; ++p)
+    for (const std::string solver : {"BCFW", "BCFW-avg", "MP-BCFW", "MP-BCFW-avg"})
+      for (int r = 0; r < 2; ++r) {
+        SyntheticRun run;
+        run.solver = solver;
+        run.run_id = solver + "-p" + std::to_string(p) + "-r" + std::to_string(r);
+        run.problem_key = "problem-" + std::to_string(p);
+        run.seed = r;
+        run.rate = solver.size() * 0.01;
+        run.checkpoints = 120;
+        run.optimum = 100.0;
+        json j = synthetic_run_json(run);
+        j["curve"]["master_time"] = j["curve"]["time"];
+        json nnz = json::array();
+        for (std::size_t k = 0; k < j["curve"]["time"].size(); ++k) nnz.push_back(1000.0 / (k + 1));
+        j["curve"]["nnz_rows"] = nnz;
+        write_run(tmp.path / "runs", j);
+      }
+  const RunSet set = load_runs({(tmp.path / "runs").string()});
+  REQUIRE(set.problems.size() == 2);
+  std::vector<std::string> files;
+  int figures = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(DUALGAP_TEST_SOURCE_DIR) / "experiments")) {
+    if (!fs::exists(e.path() / "claims.yaml")) continue;
+    const auto claims = dualgap::check::read_claims((e.path() / "claims.yaml").string());
+    for (const auto& f : claims.figures) {
+      json spec = dualgap::check::declared_figure_spec(set, f, Options{});
+      spec["name"] = e.path().filename().string() + "/" + f.file;
+      const fs::path file = tmp.path / (e.path().filename().string() + "-" + f.file + ".json");
+      std::ofstream(file) << spec.dump();
+      files.push_back(file.string());
+      ++figures;
+    }
+  }
+  CHECK(figures >= 18);
+  std::string cmd = std::string(python) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
+                    "/core/share/plot_figure.py";
+  for (const auto& f : files) cmd += " " + f;
+  const std::string out = run_capture(cmd + " 2>&1; echo exit=$?");
+  INFO(out);
+  CHECK(out.find("exit=0") != std::string::npos);
+  CHECK(out.find("mpbcfw-fig4-5-usps/fig4-usps.png: ok") != std::string::npos);
 }

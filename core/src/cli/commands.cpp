@@ -98,8 +98,8 @@ const std::vector<Command>& commands() {
        reproduce_options,
        {{"folder", "FOLDER", "an experiment folder (experiments/NAME: its YAML files and claims.yaml)", true, false, nullptr}},
        "In order: 'data fetch' for the data sets the folder's experiments name that are not under\n"
-       "$DUALGAP_DATA yet; 'run' of each experiment file (the ci profile's files of claims.yaml, with\n"
-       "its --set values at --scale ci) into OUT/FOLDER, resuming what is there; the claims of\n"
+       "$DUALGAP_DATA yet; 'run' of each experiment file of the folder (at --scale ci the ci profile's\n"
+       "files of claims.yaml, with its --set values) into OUT/FOLDER, resuming what is there; the claims of\n"
        "claims.yaml (as 'check'); the figures its 'figures:' list declares (docs/reproduce.md), drawn in\n"
        "the paper's layout. Then prints, as a unified diff, how the README section it would write (the\n"
        "figures with one sentence per panel, the claims table, between <!-- reproduce:begin --> and\n"

@@ -15,13 +15,12 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <yaml-cpp/yaml.h>
 
 #include "base/files.hpp"
 #include "base/util.hpp"
-#include "base/yaml.hpp"
 #include "check/claims.hpp"
 #include "cli/entries.hpp"
+#include "experiment/config.hpp"
 #include "experiment/schema.hpp"
 #include "run/run_files.hpp"
 
@@ -84,19 +83,18 @@ std::string replace_section(const std::string& text, const std::string& begin, c
 
 namespace {
 
-/// The data sets of the registry an experiment file names as ${DUALGAP_DATA}/NAME/...
-void data_named(const YAML::Node& node, std::set<std::string>& names) {
-  if (node.IsScalar()) {
-    const std::string s = node.Scalar(), marker = "${DUALGAP_DATA}/";
-    for (std::size_t at = s.find(marker); at != std::string::npos; at = s.find(marker, at + 1)) {
-      const std::size_t start = at + marker.size(), slash = s.find('/', start);
-      if (slash != std::string::npos && slash > start) names.insert(s.substr(start, slash - start));
-    }
-  } else if (node.IsSequence() || node.IsMap()) {
-    for (const auto& child : node) {
-      if (node.IsMap()) data_named(child.second, names);
-      else data_named(child, names);
-    }
+/// The data sets an experiment names as ${DUALGAP_DATA}/NAME/... (read by the experiment loader
+/// without expanding variables, where ${VAR} reads $(VAR)).
+void data_named(const nlohmann::json& v, std::set<std::string>& names) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    for (const std::string marker : {"${DUALGAP_DATA}/", "$(DUALGAP_DATA)/"})
+      for (std::size_t at = s.find(marker); at != std::string::npos; at = s.find(marker, at + 1)) {
+        const std::size_t start = at + marker.size(), slash = s.find('/', start);
+        if (slash != std::string::npos && slash > start) names.insert(s.substr(start, slash - start));
+      }
+  } else if (v.is_array() || v.is_object()) {
+    for (const auto& child : v) data_named(child, names);
   }
 }
 
@@ -105,15 +103,17 @@ struct ExperimentRun {
   std::vector<std::string> sets;
 };
 
-/// The experiment files of the folder at a scale: the ci profile's files (with its --set values
-/// at ci scale, without them at full scale), else every *.yaml of the folder but claims.yaml.
+/// The experiment files of the folder at a scale: at full scale every *.yaml of the folder but
+/// claims.yaml, as the files say (the protocol); at ci scale the claims' ci profile, with its --set
+/// values (a folder's profile may leave out its longest files).
 std::vector<ExperimentRun> experiment_runs(const fs::path& folder, const check::ClaimsFile& claims, bool ci) {
   std::vector<ExperimentRun> out;
-  if (!claims.ci.empty()) {
-    for (const auto& c : claims.ci) out.push_back({(folder / c.file).string(), ci ? c.sets : std::vector<std::string>{}});
+  if (ci) {
+    if (claims.ci.empty())
+      throw ConfigError(fmt::format("{}: no 'ci' profile: --scale ci needs one (see docs/check.md)", claims.path));
+    for (const auto& c : claims.ci) out.push_back({(folder / c.file).string(), c.sets});
     return out;
   }
-  if (ci) throw ConfigError(fmt::format("{}: no 'ci' profile: --scale ci needs one (see docs/check.md)", claims.path));
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(folder))
     if (e.path().extension() == ".yaml" && e.path().filename() != "claims.yaml") files.push_back(e.path().string());
@@ -125,7 +125,7 @@ std::vector<ExperimentRun> experiment_runs(const fs::path& folder, const check::
 /// Fetches the data sets the experiments name that are not under $DUALGAP_DATA yet.
 int fetch_missing(const std::vector<ExperimentRun>& runs) {
   std::set<std::string> names;
-  for (const auto& r : runs) data_named(as_configuration([&] { return yaml::load_file(r.file); }), names);
+  for (const auto& r : runs) data_named(load_yaml(r.file, false).value, names);
   if (names.empty()) return 0;
   const char* root = std::getenv("DUALGAP_DATA");
   if (!root || !*root)
@@ -229,14 +229,15 @@ void reproduce_options(po::options_description& d) {
 }
 
 int reproduce_main(const Args& a) {
-  const fs::path folder = fs::path(a.text("folder")).lexically_normal();
+  fs::path folder = fs::path(a.text("folder")).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();  // "experiments/x/": its name and parent
   const fs::path claims_path = folder / "claims.yaml";
   std::error_code ec;
   if (!fs::is_regular_file(claims_path, ec))
     throw UsageError(fmt::format("FOLDER '{}': expected an experiment folder holding a claims.yaml", printable(folder.string())));
   const check::ClaimsFile claims = as_configuration([&] { return check::read_claims(claims_path.string()); });
   const bool ci = a.text("scale") == "ci", write = a.has("write");
-  const std::string name = (folder.filename().empty() ? folder.parent_path() : folder).filename().string();
+  const std::string name = folder.filename().string();
   if (a.has("from") && (a.has("scale") || a.has("executor")))
     throw UsageError("--from renders recorded runs: --scale and --executor apply to a run, not to --from");
   std::string results;
