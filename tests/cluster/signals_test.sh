@@ -17,6 +17,7 @@ data: {plugin: synthetic_multiclass, n: 30, d: 3, K: 2}
 solvers:
   - {name: s, plugin: test_solver, params: {behaviour: budget, eval_sleep: 0.1}}
 stop: {max_passes: 10, deadline: 60}
+record: {every: 1}   # a row per pass (the default schedule would space rows by the evaluation time)
 repeats: 12
 YAML
 children_of() { pgrep -P "$1" 2>/dev/null; }

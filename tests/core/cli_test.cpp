@@ -26,7 +26,7 @@ TEST_CASE("cli: 'help CMD' and 'CMD --help' show each command's arguments and ev
     CHECK(shows(help.output, c.summary));
     for (const auto& p : c.positionals) CHECK(shows(help.output, "  " + p.name));
     const auto options = dualgap::cli::option_names(c);
-    CHECK(options.size() >= 2);  // --help and the command's own
+    CHECK(options.size() >= 1);  // --help at least (results pack has no other)
     for (const auto& o : options) {
       CAPTURE(o);
       CHECK(shows(help.output, "--" + o + " "));

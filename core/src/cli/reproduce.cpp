@@ -229,6 +229,9 @@ void reproduce_options(po::options_description& d) {
 }
 
 int reproduce_main(const Args& a) {
+  // Usage first: a conflict of options is reported before any file is read.
+  if (a.has("from") && (a.has("scale") || a.has("executor")))
+    throw UsageError("--from renders recorded runs: --scale and --executor apply to a run, not to --from");
   fs::path folder = fs::path(a.text("folder")).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();  // "experiments/x/": its name and parent
   const fs::path claims_path = folder / "claims.yaml";
@@ -238,8 +241,6 @@ int reproduce_main(const Args& a) {
   const check::ClaimsFile claims = as_configuration([&] { return check::read_claims(claims_path.string()); });
   const bool ci = a.text("scale") == "ci", write = a.has("write");
   const std::string name = folder.filename().string();
-  if (a.has("from") && (a.has("scale") || a.has("executor")))
-    throw UsageError("--from renders recorded runs: --scale and --executor apply to a run, not to --from");
   std::string results;
   int status = 0;
   if (a.has("from")) {
