@@ -181,7 +181,9 @@ struct AtomicFile::Impl : std::streambuf {
     return traits_type::not_eof(c);
   }
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    if (err) return 0;
+    // An empty write (an empty array's data may be a null pointer) copies nothing: memcpy's
+    // arguments must not be null even for 0 bytes.
+    if (err || n <= 0) return 0;
     if (n <= epptr() - pptr()) {
       std::memcpy(pptr(), s, static_cast<std::size_t>(n));
       pbump(static_cast<int>(n));
