@@ -32,7 +32,10 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
   // empty panel.
   std::vector<std::pair<std::string, std::string>> names = {{figure.x, figure.line}};
   for (const auto& p : figure.panels) names.emplace_back(p.y, p.line);
-  for (const auto& [name, line] : names) {
+  for (const auto& entry : names) {
+    // Not a structured binding: clang 14 (the fuzz tree's compiler) cannot capture one in a lambda.
+    const std::string& name = entry.first;
+    const std::string& line = entry.second;
     if (compare::find_series(name)) continue;
     const bool found = std::any_of(out.runs.begin(), out.runs.end(), [&](const compare::Run& r) { return r.column(name) != nullptr; });
     if (!found)
