@@ -29,9 +29,11 @@ for prog in gen_linear idx_to_libsvm; do
   [ "$work/$prog" -nt "$here/$prog.cpp" ] || "$cxx" -O2 -std=c++17 -o "$work/$prog" "$here/$prog.cpp"
 done
 
-cat > "$work/memory.yaml" <<'EOF'
-name: scale-memory
-data:     {plugin: libsvm, train: "${MEMORY_TRAIN}"}
+# config FILE NAME DATA: an experiment of one default bcfw run (the multi-class SSVM) on DATA
+config() {
+  cat > "$work/$1" <<EOF
+name: $2
+data:     $3
 oracle:   {plugin: multiclass}
 problem:  {lambda: 1/n}
 solvers:
@@ -39,18 +41,13 @@ solvers:
 stop:     {max_passes: 1000, rel_gap: 1e-2}
 seed:     0
 EOF
-for storage in dense sparse; do
-  sparse=false; [ "$storage" = sparse ] && sparse=true
-  cat > "$work/memory-idx-$storage.yaml" <<EOF
-name: scale-memory-idx-$storage
-data:     {plugin: idx, train: "\${MEMORY_TRAIN}", train_labels: "\${MEMORY_LABELS}", sparse: $sparse}
-oracle:   {plugin: multiclass}
-problem:  {lambda: 1/n}
-solvers:
-  - {name: bcfw, plugin: bcfw}
-stop:     {max_passes: 1000, rel_gap: 1e-2}
-seed:     0
-EOF
+}
+# ${MEMORY_TRAIN} and ${MEMORY_LABELS} are expanded by dualgap, from the environment of each run
+config memory.yaml scale-memory '{plugin: libsvm, train: "${MEMORY_TRAIN}"}'
+for sparse in false true; do
+  storage=dense; [ "$sparse" = true ] && storage=sparse
+  config "memory-idx-$storage.yaml" "scale-memory-idx-$storage" \
+    "{plugin: idx, train: \"\${MEMORY_TRAIN}\", train_labels: \"\${MEMORY_LABELS}\", sparse: $sparse}"
 done
 
 # peak_kb LOG: GNU time's "Maximum resident set size (kbytes)"
@@ -76,12 +73,17 @@ theirs() {  # theirs NAME FILE
 
 echo "| data | n | nonzeros | file MB | dualgap peak RSS MB | liblinear-train peak RSS MB | ratio |"
 echo "|---|---|---|---|---|---|---|"
+# LIBLINEAR's peak and the file's counts, once per file (the MNIST rows share one file)
+declare -A peer_kb rows nonzeros
 row() {  # row NAME FILE [ours KB]
   local name=$1 file=$2 o=${3:-} t n nnz
   [ -n "$o" ] || o=$(ours "$name" "$work/memory.yaml" MEMORY_TRAIN="$file")
-  t=$(theirs "$name" "$file")
-  n=$(wc -l < "$file")
-  nnz=$(awk '{ c += NF - 1 } END { print c }' "$file")
+  if [ -z "${peer_kb[$file]:-}" ]; then
+    peer_kb[$file]=$(theirs "$name" "$file")
+    rows[$file]=$(wc -l < "$file")
+    nonzeros[$file]=$(awk '{ c += NF - 1 } END { print c }' "$file")
+  fi
+  t=${peer_kb[$file]} n=${rows[$file]} nnz=${nonzeros[$file]}
   echo "| $name | $n | $nnz | $(mb "$(( $(stat -L -c %s "$file") / 1024 ))") | $(mb "$o") | $(mb "$t") | $(awk -v a="$o" -v b="$t" 'BEGIN { printf "%.2f", a / b }') |"
 }
 
@@ -96,9 +98,11 @@ if [ -n "${DUALGAP_DATA:-}" ]; then
     row sector "$work/sector.scale"
   fi
   if [ -s "$DUALGAP_DATA/mnist/t10k-images-idx3-ubyte.gz" ]; then
-    gzip -dc "$DUALGAP_DATA/mnist/t10k-images-idx3-ubyte.gz" > "$work/mnist-images"
-    gzip -dc "$DUALGAP_DATA/mnist/t10k-labels-idx1-ubyte.gz" > "$work/mnist-labels"
-    [ -s "$work/mnist.svm" ] || "$work/idx_to_libsvm" "$work/mnist-images" "$work/mnist-labels" "$work/mnist.svm"
+    if [ ! -s "$work/mnist.svm" ]; then
+      gzip -dc "$DUALGAP_DATA/mnist/t10k-images-idx3-ubyte.gz" > "$work/mnist-images"
+      gzip -dc "$DUALGAP_DATA/mnist/t10k-labels-idx1-ubyte.gz" > "$work/mnist-labels"
+      "$work/idx_to_libsvm" "$work/mnist-images" "$work/mnist-labels" "$work/mnist.svm"
+    fi
     row mnist "$work/mnist.svm"
     # the same images through dualgap's idx plugin (pixels / 255, as in mnist.svm), dense (its
     # default) and sparse: true, against the same liblinear-train

@@ -450,7 +450,20 @@ TEST_CASE("a sparse FeatureMatrix, an Examples and a Data move without copying t
   const FeatureMatrix sel = e.train.X.select_rows({3, 0, 49});
   CHECK(sel.rows() == 3);
   CHECK(sel.to_dense().row(0) == D.row(3));
+  CHECK(sel.to_dense().row(1) == D.row(0));
   CHECK(sel.to_dense().row(2) == D.row(49));
+  // ... also from an uncompressed matrix (rows with room to spare: innerNonZeros per row)
+  SparseMatrix U = D.sparseView();
+  U.uncompress();
+  U.coeffRef(0, 39) = -2.0;  // an entry inserted into row 0's spare room
+  REQUIRE_FALSE(U.isCompressed());
+  DenseMatrix DU = D;
+  DU(0, 39) = -2.0;
+  const FeatureMatrix usel = FeatureMatrix(std::move(U)).select_rows({0, 3, 0});
+  CHECK(usel.sparse().isCompressed());
+  CHECK(usel.to_dense().row(0) == DU.row(0));
+  CHECK(usel.to_dense().row(1) == DU.row(3));
+  CHECK(usel.to_dense().row(2) == DU.row(0));
 }
 
 TEST_CASE("the core's data options apply to every dataset plugin, generators and structured ones included") {

@@ -329,13 +329,12 @@ TEST_CASE("record.iterates final: each checkpoint written at once and uncommitte
     REQUIRE(names().size() == 1);  // a temporary: nothing under its name yet
     CHECK(hidden(names()[0]));
     CHECK(names()[0].find("w_000000.npy") != std::string::npos);
-    w1.setZero();  // the solver moves on: what was kept is what the checkpoint had
     it.w = &w2;
     it.ssvm_dual = SsvmDualPoint{nullptr, 0.5};
     store.keep(it, 1, 2.0);
     REQUIRE(names().size() == 1);  // the first checkpoint's temporary removed
     CHECK(names()[0].find("w_000001.npy") != std::string::npos);
-    w2.setZero();
+    w2.setZero();  // finish() commits what keep() wrote, not w2 as it is now
     const json e = store.finish();
     CHECK(names() == std::vector<std::string>{"w_000001.npy"});
     REQUIRE(e["saved"].size() == 1);

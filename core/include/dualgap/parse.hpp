@@ -216,7 +216,8 @@ class BlockArray {
 
   void push_back(const T& v) {
     if (size_ % kBlock == 0) {
-      blocks_.reserve(blocks_.size() + 1);  // a failure below must not leak the block
+      // room first (doubling): a failure of push_back below must not leak the block
+      if (blocks_.size() == blocks_.capacity()) blocks_.reserve(2 * blocks_.size() + 1);
       blocks_.push_back(static_cast<T*>(detail::map_pages(kBlock * sizeof(T))));
     }
     blocks_.back()[size_ % kBlock] = v;

@@ -89,6 +89,13 @@ std::string folder_of(const fs::path& p) {
 
 }  // namespace
 
+bool is_temporary_name(const std::string& name) {
+  // temp_name's form: "." NAME ".tmp-" and 16 hex digits
+  const auto tmp = name.rfind(".tmp-");
+  return name.size() > 1 && name[0] == '.' && tmp != std::string::npos && name.size() - tmp == 5 + 16 &&
+         name.find_first_not_of("0123456789abcdef", tmp + 5) == std::string::npos;
+}
+
 std::string system_reason(int err) {
   const char* name = strerrorname_np(err);
   return fmt::format("{} (errno {})", std::strerror(err), name ? std::string(name) : std::to_string(err));
@@ -135,12 +142,8 @@ std::string read_file(const std::string& path, std::uintmax_t max_bytes, std::st
     out.reserve(static_cast<std::size_t>(st.st_size));
   }
   char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw FileError(path, "cannot read", errno);
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
+  while (const std::size_t n = read_fully(fd.get(), buf, sizeof buf, path)) {
+    out.append(buf, n);
     if (out.size() > max_bytes)  // grew while being read
       throw FileError(path, std::to_string(out.size()) + " bytes: larger than " + std::string(limit));
   }
@@ -148,6 +151,18 @@ std::string read_file(const std::string& path, std::uintmax_t max_bytes, std::st
 }
 
 std::string read_file(const std::string& path) { return read_file(path, UINTMAX_MAX, ""); }
+
+std::size_t read_fully(int fd, void* dst, std::size_t n, const std::string& path, const std::string& what) {
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, static_cast<char*>(dst) + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw FileError(path, what, errno);
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
 
 Fd open_null_device() {
   Fd fd(::open("/dev/null", O_WRONLY | O_CLOEXEC));

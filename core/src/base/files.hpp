@@ -71,6 +71,10 @@ DUALGAP_API std::string read_file(const std::string& path);
 /// is read, and one that grows past it while it is read is not read on, both with
 /// "PATH: N bytes: larger than LIMIT" (LIMIT, e.g. "the 16 MB a YAML file dualgap reads may have").
 DUALGAP_API std::string read_file(const std::string& path, std::uintmax_t max_bytes, std::string_view limit);
+/// read() on `fd` until `n` bytes or the end of the file, again after a signal: the bytes read,
+/// fewer than n only at the end. A failure throws FileError(path, what, errno).
+DUALGAP_API std::size_t read_fully(int fd, void* dst, std::size_t n, const std::string& path,
+                                   const std::string& what = "cannot read");
 
 /// /dev/null opened for writing: where a child's discarded output goes (base/process).
 DUALGAP_API Fd open_null_device();
@@ -84,6 +88,10 @@ enum class IfExists {
 /// An output file that appears whole or not at all. The bytes go to a temporary in the folder of
 /// `path` (created if needed); commit() makes them the file. Without commit() (an exception, a
 /// failed write) the temporary is removed and the file at `path` is left as it was.
+/// Whether a file name has the form of an AtomicFile's temporary (left behind by a writer that
+/// was killed before commit or abort).
+DUALGAP_API bool is_temporary_name(const std::string& name);
+
 class DUALGAP_API AtomicFile {
  public:
   explicit AtomicFile(const std::string& path, IfExists if_exists = IfExists::replace, mode_t mode = 0666);

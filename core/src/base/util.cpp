@@ -22,6 +22,15 @@
 
 namespace dualgap {
 
+std::uint64_t file_hash64(const std::string& path) {
+  const Fd fd = open_regular_file(path);  // a FIFO or device: refused, never waited on
+  Hash64 h;
+  std::vector<char> buf(1 << 20);
+  while (const std::size_t n = read_fully(fd.get(), buf.data(), buf.size(), path, "cannot read for its checksum"))
+    h.add(buf.data(), n);
+  return h.value();
+}
+
 std::string file_hash_hex(const std::string& path) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
@@ -29,17 +38,7 @@ std::string file_hash_hex(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = memo.find(path); it != memo.end()) return it->second;
   }
-  const Fd fd = open_regular_file(path);  // a FIFO or device: refused, never waited on
-  Hash64 h;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw FileError(path, "cannot read for its checksum", errno);
-    if (n == 0) break;
-    h.add(buf.data(), static_cast<std::size_t>(n));
-  }
-  std::string out = h.hex();
+  std::string out = hex64(file_hash64(path));
   std::lock_guard<std::mutex> lock(mu);
   memo[path] = out;
   return out;

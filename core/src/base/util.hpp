@@ -14,7 +14,10 @@
 
 namespace dualgap {
 
-/// Checksum of a file's bytes (hex), memoized per path for this process. Throws if unreadable.
+/// XXH3 of a file's bytes, read in pieces of 1 MB (what hash64 gives for the whole content).
+/// Throws FileError if unreadable.
+DUALGAP_API std::uint64_t file_hash64(const std::string& path);
+/// file_hash64 as hex, memoized per path for this process.
 DUALGAP_API std::string file_hash_hex(const std::string& path);
 
 /// Expands every ${NAME} (and $(NAME), the spelling config.cpp gives ${NAME} inside YAML flow

@@ -23,28 +23,10 @@ namespace dualgap {
 
 namespace {
 
-/// read() until n bytes or the end; throws FileError naming `path`.
-std::size_t read_fully(int fd, void* dst, std::size_t n, const std::string& path) {
-  std::size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(fd, static_cast<char*>(dst) + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw FileError(path, "cannot read", errno);
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  return got;
-}
-
-/// XXH3 of a file's bytes, read in pieces (the key of a 590 MB data file must not hold it), the
-/// value hash64 gives for the whole content.
-std::uint64_t file_hash64(const std::string& path) {
+/// file_hash64, a failure as a DataError (the data's file could not be read).
+std::uint64_t data_file_hash64(const std::string& path) {
   try {
-    const Fd fd = open_regular_file(path);  // a FIFO or device: refused, never waited on
-    Hash64 h;
-    std::vector<char> buf(1 << 20);
-    while (const std::size_t n = read_fully(fd.get(), buf.data(), buf.size(), path)) h.add(buf.data(), n);
-    return h.value();
+    return file_hash64(path);
   } catch (const FileError& e) {
     throw DataError(e.what());
   }
@@ -58,7 +40,7 @@ json identity_of(const json& j, Hash64& files) {
     const std::string s = j;
     std::error_code ec;
     if (s.empty() || s.size() >= 4096 || !fs::exists(s, ec)) return j;
-    if (fs::is_regular_file(s, ec)) return "file:" + hex64(file_hash64(s));
+    if (fs::is_regular_file(s, ec)) return "file:" + hex64(data_file_hash64(s));
     if (fs::is_directory(s, ec)) {
       std::vector<fs::path> all;
       for (auto it = fs::recursive_directory_iterator(s, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
@@ -66,7 +48,7 @@ json identity_of(const json& j, Hash64& files) {
       std::sort(all.begin(), all.end());
       for (auto& p : all) {
         files.add(fs::relative(p, s).string());
-        const std::uint64_t h = file_hash64(p.string());
+        const std::uint64_t h = data_file_hash64(p.string());
         files.add(&h, sizeof h);
       }
       return "dir:" + fs::weakly_canonical(s, ec).string();
@@ -126,22 +108,9 @@ struct HashSink {
     size += n;
   }
 };
-struct FileSink {
+struct FileSink {  // AtomicFile gathers small pieces and writes large ones straight through
   AtomicFile& file;
-  std::string buf;  // small pieces gathered; arrays go straight to the file
-  void append(const void* p, std::size_t n) {
-    if (n >= (1u << 16)) {
-      flush();
-      file.write(std::string_view(static_cast<const char*>(p), n));
-      return;
-    }
-    buf.append(static_cast<const char*>(p), n);
-    if (buf.size() >= (1u << 20)) flush();
-  }
-  void flush() {
-    if (!buf.empty()) file.write(buf);
-    buf.clear();
-  }
+  void append(const void* p, std::size_t n) { file.write(std::string_view(static_cast<const char*>(p), n)); }
 };
 
 template <class Sink>
@@ -427,9 +396,8 @@ Data load_with_cache(const std::string& cache_dir, const std::string& plugin, st
   try {
     fs::create_directories(cache_dir);
     AtomicFile file(cache_path(cache_dir, plugin, key));  // temp file, fsync, rename
-    FileSink sink{file, {}};
+    FileSink sink{file};
     write_cache(sink, d, key);
-    sink.flush();
     file.commit();
   } catch (const std::exception&) {
     ok = false;

@@ -16,6 +16,7 @@
 #include "base/util.hpp"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -190,33 +191,34 @@ struct TextReader::Source {
 };
 
 TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
-    : path_(path),
-      src_(std::make_unique<Source>()),
-      buf_(new char[std::max<std::size_t>(piece_bytes, 64)]),
-      cap_(std::max<std::size_t>(piece_bytes, 64)) {
+    : path_(path), src_(std::make_unique<Source>()) {
   namespace io = boost::iostreams;
   {
     std::error_code ec;
     if (!fs::exists(path, ec)) resolve_data_path(path);  // throws the explanatory message
   }
+  char magic[3] = {0, 0, 0};
+  std::size_t got = 0;
+  std::uintmax_t file_bytes = 0;
   try {
     src_->fd = open_regular_file(path);  // a FIFO, device or folder is refused, never waited on
+    struct stat st {};
+    if (::fstat(src_->fd.get(), &st) == 0 && st.st_size > 0) file_bytes = static_cast<std::uintmax_t>(st.st_size);
+    got = read_fully(src_->fd.get(), magic, sizeof magic, path);
   } catch (const FileError& e) {
     throw DataError(e.what());
   }
-  char magic[3] = {0, 0, 0};
-  std::size_t got = 0;
-  while (got < sizeof magic) {
-    const ssize_t r = ::read(src_->fd.get(), magic + got, sizeof magic - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw DataError(path + ": cannot read: " + system_reason(errno));
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
   compression_ = detect_compression(std::string_view(magic, got));
+  // The piece buffer: a plain file needs no more than its size (+1 for the end), a compressed
+  // one starts at a few times its size; either grows when one line fills it. A small file
+  // (the fuzzers' inputs, a test's) does not cost a 4 MB buffer.
+  const std::uintmax_t want = compression_ == Compression::none ? file_bytes + 1 : 4 * file_bytes + 64;
+  cap_ = static_cast<std::size_t>(std::clamp<std::uintmax_t>(want, 64, std::max<std::size_t>(piece_bytes, 64)));
+  buf_.reset(new char[cap_]);
   if (compression_ == Compression::none) {
     std::copy(magic, magic + got, buf_.get());  // a regular file: no need to seek back
     end_ = got;
+    bytes_ = got;
   } else {
     if (::lseek(src_->fd.get(), 0, SEEK_SET) != 0) throw DataError(path + ": cannot read: " + system_reason(errno));
     if (compression_ == Compression::gzip) src_->in.push(io::gzip_decompressor());
@@ -224,7 +226,6 @@ TextReader::TextReader(const std::string& path, std::size_t piece_bytes)
     src_->in.push(Source::FdSource{src_->fd.get()});
   }
   refill();
-  bytes_ = end_;
   if (end_ >= 3 && std::memcmp(buf_.get(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
 }
 

@@ -163,11 +163,7 @@ IterateStore::IterateStore(std::string run_dir, std::string mode) : dir_(std::mo
   std::error_code ec;
   for (auto it = fs::directory_iterator(fs::path(dir_) / "iterates", ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const auto tmp = name.rfind(".tmp-");
-    if (name.size() > 1 && name[0] == '.' && tmp != std::string::npos && name.size() - tmp == 5 + 16 &&
-        it->is_regular_file(ec))
-      fs::remove(it->path(), ec);
+    if (is_temporary_name(it->path().filename().string()) && it->is_regular_file(ec)) fs::remove(it->path(), ec);
   }
 }
 
@@ -190,7 +186,6 @@ void IterateStore::keep(const Iterate& it, std::size_t row, double passes) {
   try {
     pending_ = write(it, row, passes);
   } catch (const std::exception& e) {
-    pending_ = Written{};
     error_ = e.what();
   }
 }

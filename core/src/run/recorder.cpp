@@ -150,9 +150,13 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
   const double eval_start = now_s();
   if (!objective_) throw std::logic_error("RunRecorder: no objective set");
   Scores m;
+  double keep_s = 0;  // saving the iterate: recorded as evaluation time, not the rule's measure
   const std::function<void(Iterate&)> fill_and_keep = [&](Iterate& it) {
     fill(it);
-    if (on_iterate) on_iterate(it, passes_.size(), passes);
+    if (!on_iterate) return;
+    const double keep_start = now_s();
+    on_iterate(it, passes_.size(), passes);
+    keep_s = now_s() - keep_start;
   };
   if (sampling_ && !restart_open_) {
     eval_time_s_ += now_s() - eval_start;
@@ -235,12 +239,14 @@ Action RunRecorder::checkpoint(double passes, const std::function<void(Iterate&)
   }
   const double eval_s = now_s() - eval_start;
   eval_time_s_ += eval_s;
-  // The default schedule: the next row waits until evaluation, with one more checkpoint like
-  // this one, would be kEvalShare of the solver time, and until the solver has run eval_s /
+  // The default schedule: the next row waits until scoring, with one more checkpoint like this
+  // one, would be kEvalShare of the solver time, and until the solver has run score_s /
   // kEvalShare since this row, so that rows stay spread rather than bunch up after a slow one
   // (sampling mode has its own schedule).
+  const double score_s = eval_s - keep_s;
+  scoring_time_s_ += score_s;
   if (schedule_.fit_evaluation && !sampling_)
-    eval_gate_s_ = std::max((eval_time_s_ + eval_s) / Schedule::kEvalShare, t + eval_s / Schedule::kEvalShare);
+    eval_gate_s_ = std::max((scoring_time_s_ + score_s) / Schedule::kEvalShare, t + score_s / Schedule::kEvalShare);
   if (on_row) on_row();
   if (action == Action::proceed) resume();
   return action;

@@ -34,7 +34,8 @@ struct DUALGAP_API Schedule {
   /// The default schedule's rule (an experiment that sets none of every, geometric, first,
   /// every_time): besides the `every` rule, no row before the solver time reaches
   /// (evaluation time so far + the last checkpoint's) / kEvalShare, nor before the solver has run
-  /// the last checkpoint's evaluation time / kEvalShare since it. If a checkpoint costs about
+  /// the last checkpoint's evaluation time / kEvalShare since it (evaluation: scoring, not the
+  /// writing of saved iterates, whose cost follows the disk). If a checkpoint costs about
   /// what the last one did, evaluation then stays at most kEvalShare of the solver time at every
   /// row after the first (the first, at pass 0, has no solver time to compare with). Rows a
   /// budget forces are still taken. Only where rows fall changes, never a row's values.
@@ -118,6 +119,7 @@ class DUALGAP_API RunRecorder final : public Recorder {
   double next_due_ = 0;
   double next_due_time_s_ = 0;
   double eval_gate_s_ = 0;  ///< Schedule::fit_evaluation: no row before this solver time
+  double scoring_time_s_ = 0;  ///< eval_time_s_ without the time on_iterate took (the rule's measure)
   RunStatus status_ = RunStatus::running;
   std::string message_;
   bool approximate_ = false;

@@ -136,9 +136,9 @@ class IdxDataset final : public DatasetPlugin {
 
   Data load(const DatasetContext&) override {
     const bool has_test = !test_.empty();
-    const RawFiles f = read_files({{train_, "train"}, {train_labels_, "train_labels"}, {has_test ? test_ : "", "test"},
-                                   {has_test ? test_labels_ : "", "test_labels"}});
-    return parse(f.paths, f.bytes);
+    RawFiles f = read_files({{train_, "train"}, {train_labels_, "train_labels"}, {has_test ? test_ : "", "test"},
+                             {has_test ? test_labels_ : "", "test_labels"}});
+    return parse(f.paths, std::move(f.bytes));
   }
   bool depends_on_seed() const override { return false; }
 
@@ -150,7 +150,9 @@ class IdxDataset final : public DatasetPlugin {
     std::vector<double> label_values;
   };
 
-  Data parse(const std::vector<std::string>& paths, const std::vector<std::string>& raw) const {
+  /// `raw` is taken by value: each file's bytes are handed to decompress (a plain file is then
+  /// held once, not as read and as decompressed).
+  Data parse(const std::vector<std::string>& paths, std::vector<std::string> raw) const {
     std::vector<Split> splits;
     splits.reserve(paths.size() / 2);  // never moved: images and labels view the bytes a split holds
     std::map<double, int> classes;
@@ -158,10 +160,10 @@ class IdxDataset final : public DatasetPlugin {
       Split& sp = splits.emplace_back();
       sp.ipath = paths[s];
       sp.lpath = paths[s + 1];
-      sp.ibytes = decompress(raw[s], paths[s]);
+      sp.ibytes = decompress(std::move(raw[s]), paths[s]);
       sp.images = parse_idx(sp.ibytes, paths[s]);
       for (std::size_t i = 0; i < sp.images.count; ++i) (void)sp.images.value(i);  // every value finite
-      sp.lbytes = decompress(raw[s + 1], paths[s + 1]);
+      sp.lbytes = decompress(std::move(raw[s + 1]), paths[s + 1]);
       sp.labels = parse_idx(sp.lbytes, paths[s + 1]);
       if (sp.labels.dims.size() != 1)
         throw data_error(sp.lpath, 0, "a labels file must be 1-dimensional, found " + std::to_string(sp.labels.dims.size()) + " dimensions");

@@ -16,8 +16,7 @@ using namespace dualgap;
 
 /// One parsed file, before labels are remapped and indices shifted: the CSR arrays of its rows as
 /// read, in blocks (BlockArray: the text is read in pieces and never held whole, and growing the
-/// arrays never copies them), 16 bytes per nonzero (4 index, 8 value, 4 of slack in the block) and
-/// 8 per example. What later errors name is kept as it is read (the line of the largest index, the
+/// arrays never copies them), 12 bytes per nonzero (4 index, 8 value) and 8 per example. What later errors name is kept as it is read (the line of the largest index, the
 /// first line beyond num_features), not as a line number per example.
 struct ParsedFile {
   std::string path;

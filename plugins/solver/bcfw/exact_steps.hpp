@@ -132,11 +132,11 @@ class ExactSteps {
   }
 
   /// A checkpoint with w made current, then back to the layout of the passes (both inside the
-  /// solver's time).
+  /// solver's time) unless the run stops there: the last checkpoint leaves w as it was scored.
   dualgap::Action checkpoint(double passes) {
     st_.sync_w();
     const dualgap::Action action = checkpoints_.record(passes);
-    st_.resume_passes();
+    if (action != dualgap::Action::stop) st_.resume_passes();
     return action;
   }
   /// The loop's columns at a checkpoint (checkpoints.hpp adds the iterate and its dual point).
