@@ -1,12 +1,15 @@
 // Checkpoint scoring on several threads (ScoreOptions::threads): the SSVM objective's scores
 // (primal, dual, errors, task losses) and its evaluation counts are the same bit for bit on 1, 2
 // and 3 threads, on a multi-class problem and on a chain problem, each of several chunks; the
-// sparse multiclass objective's test error likewise. The oracles are the real plugins.
+// sparse multiclass objective's test error likewise. The oracles are the real plugins. And the
+// rule that picks the count (scoring_threads): never more than the CPUs the process may use.
 #include <cstring>
 #include <random>
 
 #include "dualgap/oracles/block_loss.hpp"
 #include "dualgap/oracles/structured.hpp"
+#include "base/util.hpp"
+#include "run/prepare.hpp"
 #include "test_support.hpp"
 
 using namespace dualgap;
@@ -167,6 +170,21 @@ TEST_CASE("the sparse multiclass test error is the same on 1, 2 and 3 threads") 
     if (!first) first = s.test_error;
     CHECK(same_bits(s.test_error, first));
   }
+}
+
+TEST_CASE("scoring threads: the run's share of the CPUs, the solver's threads when more, never more than the CPUs") {
+  const int cpus = usable_cpus();
+  REQUIRE(cpus >= 1);
+  CHECK(scoring_threads(json::object(), 1) == cpus);
+  CHECK(scoring_threads(json::object(), cpus + 1) == 1);  // a share is at least one thread
+  CHECK(scoring_threads(json{{"threads", 1}}, 1) == cpus);  // a solver's 1 does not lower the share
+  // bcfw's `auto` (the machine's hardware threads) or a count written: at most the CPUs this
+  // process may use, whatever the solver was told.
+  CHECK(scoring_threads(json{{"threads", 4096}}, 1) == cpus);
+  CHECK(scoring_threads(json{{"threads", 4096}}, 1000) == cpus);
+  CHECK(scoring_threads(json{{"threads", cpus + 7}}, cpus + 1) == cpus);
+  // Within the CPUs, a solver given more threads than the share scores on them.
+  CHECK(scoring_threads(json{{"threads", cpus}}, cpus + 1) == cpus);
 }
 
 }  // namespace scoring_threads_test

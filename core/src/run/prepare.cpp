@@ -26,9 +26,12 @@ void apply_features_step(const json& cfg, std::size_t index, const PluginRegistr
 }
 
 int scoring_threads(const json& solver_params, int jobs) {
-  const int share = std::max(1, usable_cpus() / std::max(1, jobs));
+  const int cpus = usable_cpus();
+  const int share = std::max(1, cpus / std::max(1, jobs));
+  // The solver's count is bounded by the solver's own schema (bcfw: 1..4096), not by this
+  // process: its `auto` is the machine's hardware threads, which an affinity mask may cut down.
   if (solver_params.is_object() && solver_params.contains("threads") && solver_params["threads"].is_number_integer())
-    return std::max(share, std::clamp(solver_params["threads"].get<int>(), 1, 4096));
+    return std::max(share, std::min(solver_params["threads"].get<int>(), cpus));
   return share;
 }
 

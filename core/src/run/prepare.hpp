@@ -40,10 +40,12 @@ DUALGAP_API void prepare_run(const json& cfg, const PluginRegistry& reg, const s
 /// Threads that score the checkpoints of a run (ScoreOptions::threads): the run's share of the
 /// machine, the CPUs this process may use (usable_cpus) divided by `jobs` (the runs `dualgap run`
 /// keeps going at once), or the solver's `threads` (`auto` resolved in `solver_params`) when that
-/// is more: a solver given more threads was given more cores. A solver's `threads: 1` does not
-/// lower it: the solver waits while its checkpoint is scored, and the config holds the default
-/// filled in, so a 1 the user wrote cannot be told from bcfw's default. The scores do not depend
-/// on the count (objective.hpp).
+/// is more: a solver given more threads was given more cores. Never more than the CPUs this
+/// process may use: bcfw's `auto` is the machine's hardware threads, which an affinity mask
+/// (taskset, a cpuset, Slurm's binding) may cut down, and a count written may exceed both.
+/// A solver's `threads: 1` does not lower it: the solver waits while its checkpoint is scored,
+/// and the config holds the default filled in, so a 1 the user wrote cannot be told from bcfw's
+/// default. The scores do not depend on the count (objective.hpp).
 DUALGAP_API int scoring_threads(const json& solver_params, int jobs);
 
 /// Step `index` of the config's feature chain on `data`: the plugin's rules checked against the
