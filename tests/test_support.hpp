@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <random>
 #include <string>
@@ -16,6 +18,18 @@
 #include "experiment/schema.hpp"
 
 namespace dualgap::test {
+
+/// Two optional scores are both empty or the same double bit for bit (not merely ==: -0.0 and
+/// 0.0 differ, and so do two NaNs of different payload).
+inline bool same_bits(const std::optional<double>& a, const std::optional<double>& b) {
+  return a.has_value() == b.has_value() && (!a || std::memcmp(&*a, &*b, sizeof(double)) == 0);
+}
+
+/// A solver that does nothing: the owner an objective is made for when a test scores by hand.
+class IdleSolver final : public Solver {
+ public:
+  void solve(const Problem&, SolverContext&) override {}
+};
 
 /// Redirects std::cout into `out` while alive.
 struct Capture {

@@ -2,16 +2,12 @@
 // (every pass, every third pass) hold the same primal, dual and counts bit for bit. This is what
 // lets the default schedule thin its rows when evaluation is slow (run/recorder.hpp,
 // Schedule::fit_evaluation) without changing the curve at the rows it keeps.
-#include <cstring>
-
 #include "bcfw_support.hpp"
 
 using namespace bcfw_test;
+using dualgap::test::same_bits;
 
 namespace schedule_test {  // named: the unity build shares a file with other tests
-bool same_bits(const std::optional<double>& a, const std::optional<double>& b) {
-  return a.has_value() == b.has_value() && (!a || std::memcmp(&*a, &*b, sizeof(double)) == 0);
-}
 
 TEST_CASE("bcfw: rows at the same passes are the same whichever other checkpoints the schedule takes") {
   Data data;

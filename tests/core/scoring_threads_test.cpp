@@ -1,69 +1,43 @@
 // Checkpoint scoring on several threads (ScoreOptions::threads): the SSVM objective's scores
 // (primal, dual, errors, task losses) and its evaluation counts are the same bit for bit on 1, 2
 // and 3 threads, on a multi-class problem and on a chain problem, each of several chunks; the
-// sparse multiclass objective's test error likewise. The oracles are the real plugins. And the
-// rule that picks the count (scoring_threads): never more than the CPUs the process may use.
-#include <cstring>
-#include <random>
-
+// sparse multiclass objective's test error likewise; each thread beyond the first has its oracle
+// from the run's factory. The oracles are the real plugins. And the rule that picks the count
+// (scoring_threads): never more than the CPUs the process may use.
+#include "bcfw/bcfw_support.hpp"
 #include "dualgap/oracles/block_loss.hpp"
-#include "dualgap/oracles/structured.hpp"
-#include "base/util.hpp"
 #include "run/prepare.hpp"
-#include "test_support.hpp"
+#include "base/util.hpp"
 
 using namespace dualgap;
 using namespace dualgap::test;
 
 namespace scoring_threads_test {  // named: the unity build shares a file with other tests
 
-class IdleSolver final : public Solver {
- public:
-  void solve(const Problem&, SolverContext&) override {}
-};
+using bcfw_test::blobs;
+using bcfw_test::sequences;
 
-/// Multi-class data: n examples of one unit, K noisy Gaussian blobs in d dimensions.
-Examples blobs(std::size_t n, int d, int K, std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  DenseMatrix centers(K, d);
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < d; ++j) centers(k, j) = g(rng);
-  DenseMatrix X(static_cast<Eigen::Index>(n), d);
-  Examples ex;
-  ex.num_classes = K;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int y = static_cast<int>(rng() % static_cast<std::uint64_t>(K));
-    ex.y.push_back(y);
-    for (int j = 0; j < d; ++j) X(static_cast<Eigen::Index>(i), j) = centers(y, j) + 2.0 * g(rng);
-  }
-  ex.X = FeatureMatrix(std::move(X));
-  return ex;
+/// The objective of `pb` scored on `threads` threads; with `oracle_name`, a factory of that
+/// oracle plugin that counts the objects it makes in `made`.
+std::unique_ptr<Objective> objective_on(const Problem& pb, IdleSolver& solver, int threads,
+                                        const std::string& oracle_name = "", int* made = nullptr) {
+  ScoreOptions opt;
+  opt.threads = threads;
+  if (!oracle_name.empty())
+    opt.make_oracle = [oracle_name, made] {
+      ++*made;
+      return make<Oracle>(Kind::oracle, oracle_name);
+    };
+  return make_objective(pb, solver, opt);
 }
 
-/// Chain data: n sequences of 2-6 units.
-Examples chains(std::size_t n, int d, int K, std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  Examples ex;
-  ex.num_classes = K;
-  ex.unit_offset.push_back(0);
-  std::vector<std::vector<double>> rows;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int U = 2 + static_cast<int>(rng() % 5);
-    for (int u = 0; u < U; ++u) {
-      ex.y.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(K)));
-      std::vector<double> r(static_cast<std::size_t>(d));
-      for (auto& v : r) v = g(rng) + 0.5 * ex.y.back();
-      rows.push_back(r);
-    }
-    ex.unit_offset.push_back(static_cast<std::int64_t>(ex.y.size()));
-  }
-  ex.X = dense_rows(rows, d);
-  return ex;
-}
-
-bool same_bits(const std::optional<double>& a, const std::optional<double>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || std::memcmp(&*a, &*b, sizeof(double)) == 0;
+/// A problem on `data` with the oracle `oracle` and lambda 1e-2.
+Problem problem_of(const Data& data, Oracle& oracle) {
+  Problem pb;
+  pb.data = &data;
+  pb.oracle = &oracle;
+  pb.lambda = 1e-2;
+  return pb;
 }
 
 struct Scored {
@@ -71,20 +45,17 @@ struct Scored {
   OracleCounters counters;
 };
 
-/// Scores w (and a dual point) with `threads` threads through score_checkpoint, as the recorder does.
-Scored score_with(const Data& data, const std::string& oracle_name, int threads, bool factory, const Vector& w) {
+/// Scores w (and a dual point) with `threads` threads through score_checkpoint, as the recorder
+/// does; with `factory`, the objective is given the oracle's factory and `made` counts its calls.
+Scored score_with(const Data& data, const std::string& oracle_name, int threads, bool factory, const Vector& w,
+                  int& made) {
   auto oracle = make<StructuredOracle>(Kind::oracle, oracle_name);
   Scored out;
   oracle->attach_counters(&out.counters);
-  Problem pb;
-  pb.data = &data;
-  pb.oracle = oracle.get();
-  pb.lambda = 1e-2;
+  const Problem pb = problem_of(data, *oracle);
   IdleSolver solver;
-  ScoreOptions opt;
-  opt.threads = threads;
-  if (factory) opt.make_oracle = [oracle_name] { return make<Oracle>(Kind::oracle, oracle_name); };
-  auto objective = make_objective(pb, solver, opt);
+  made = 0;
+  auto objective = objective_on(pb, solver, threads, factory ? oracle_name : "", &made);
   const Vector wa = 0.5 * w;
   score_checkpoint(*objective, &out.counters, [&](Iterate& it) {
     it.w = &w;
@@ -100,7 +71,9 @@ void check_thread_counts(const Data& data, const std::string& oracle_name, std::
   std::normal_distribution<double> g;
   Vector w(static_cast<Eigen::Index>(dim));
   for (auto& v : w) v = 0.3 * g(rng);
-  const Scored one = score_with(data, oracle_name, 1, true, w);
+  int made = 0;
+  const Scored one = score_with(data, oracle_name, 1, true, w, made);
+  CHECK(made == 0);  // one thread: the run's own oracle
   // n loss-augmented calls (primal), n decodes (train error), one per test example.
   const auto n = static_cast<std::int64_t>(data.train.num_examples());
   const auto n_test = static_cast<std::int64_t>(data.test.num_examples());
@@ -112,7 +85,10 @@ void check_thread_counts(const Data& data, const std::string& oracle_name, std::
   for (int threads : {2, 3}) {
     for (bool factory : {true, false}) {  // without a factory: one thread, the same numbers
       INFO(oracle_name << ", " << threads << " threads, factory " << factory);
-      const Scored t = score_with(data, oracle_name, threads, factory, w);
+      const Scored t = score_with(data, oracle_name, threads, factory, w, made);
+      // One oracle object per thread beyond the first: the objective scored on `threads`
+      // threads (with fewer chunks than threads, or no factory, it would have scored on one).
+      CHECK(made == (factory ? threads - 1 : 0));
       CHECK(same_bits(t.scores.primal, one.scores.primal));
       CHECK(same_bits(t.scores.dual, one.scores.dual));
       CHECK(same_bits(t.scores.train_error, one.scores.train_error));
@@ -130,14 +106,14 @@ TEST_CASE("ssvm scores on 1, 2 and 3 threads are the same bit for bit, with the 
   std::mt19937_64 rng(5);
   SUBCASE("multi-class") {
     Data data;
-    data.train = blobs(2600, 7, 5, rng);  // 6 chunks of 512 (the last one short)
-    data.test = blobs(1100, 7, 5, rng);   // 3 more
+    data.train = blobs(2600, 7, 5, 51, 2.0);  // 6 chunks of 512 (the last one short)
+    data.test = blobs(1100, 7, 5, 52, 2.0);   // 3 more
     check_thread_counts(data, "multiclass", rng);
   }
   SUBCASE("chains") {
     Data data;
-    data.train = chains(1300, 4, 3, rng);
-    data.test = chains(600, 4, 3, rng);
+    data.train = sequences(1300, 2, 6, 4, 3, 53);  // 3 chunks
+    data.test = sequences(600, 2, 6, 4, 3, 54);    // 2 more
     check_thread_counts(data, "chain_viterbi", rng);
   }
 }
@@ -145,22 +121,17 @@ TEST_CASE("ssvm scores on 1, 2 and 3 threads are the same bit for bit, with the 
 TEST_CASE("the sparse multiclass test error is the same on 1, 2 and 3 threads") {
   std::mt19937_64 rng(9);
   Data data;
-  data.train = blobs(300, 6, 4, rng);
-  data.test = blobs(1700, 6, 4, rng);
+  data.train = blobs(300, 6, 4, 91, 2.0);
+  data.test = blobs(1700, 6, 4, 92, 2.0);  // 4 chunks
   std::normal_distribution<double> g;
   DenseMatrix W(6, 4);
   for (Eigen::Index j = 0; j < W.size(); ++j) W.data()[j] = g(rng);
   std::optional<double> first;
   for (int threads : {1, 2, 3}) {
     auto oracle = make<BlockLossOracle>(Kind::oracle, "multiclass_sq_hinge");
-    Problem pb;
-    pb.data = &data;
-    pb.oracle = oracle.get();
-    pb.lambda = 1e-2;
+    const Problem pb = problem_of(data, *oracle);
     IdleSolver solver;
-    ScoreOptions opt;
-    opt.threads = threads;
-    auto objective = make_objective(pb, solver, opt);
+    auto objective = objective_on(pb, solver, threads);
     Iterate it;
     it.W = &W;
     Scores s;

@@ -46,11 +46,6 @@ class DistanceOracle final : public StructuredOracle {
   }
 };
 
-class IdleSolver final : public Solver {
- public:
-  void solve(const Problem&, SolverContext&) override {}
-};
-
 /// Examples of 1-3 units each, d features, K classes.
 Examples random_examples(int n, int d, int K, std::mt19937_64& rng) {
   std::normal_distribution<double> g;
