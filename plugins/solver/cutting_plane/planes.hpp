@@ -38,6 +38,25 @@ namespace dualgap_cutting_plane {
 
 using dualgap::Vector;
 
+/// min_x 1/2 x^T Q x - b^T x on the simplex {x >= 0, sum x = 1} to a duality gap below eps
+/// (dlib's SMO, warm-started from `start`), into `out` (which may be `start`); returns SMO's
+/// iterations. SMO keeps sum x = 1 and x >= 0 up to rounding: both are restored exactly (the
+/// certificates need a point of the simplex), so `out` is feasible whatever the iteration limit.
+/// Q is p x p symmetric and b has p entries, p = start.size().
+inline unsigned long solve_on_simplex(const Eigen::MatrixXd& Q, const double* b, const Vector& start, Vector& out,
+                                      double eps, unsigned long max_iter) {
+  const long p = static_cast<long>(start.size());
+  dlib::matrix<double, 0, 1> x(p);
+  for (long c = 0; c < p; ++c) x(c) = start[c];
+  // Q is symmetric, so reading Eigen's column-major storage row-major is the same matrix.
+  const unsigned long iterations = dlib::solve_qp_using_smo(dlib::mat(Q.data(), p, p), dlib::mat(b, p), x, eps, max_iter);
+  out.resize(p);
+  double sum = 0;
+  for (long c = 0; c < p; ++c) sum += (out[c] = std::max(x(c), 0.0));
+  out /= sum;
+  return iterations;
+}
+
 class PlaneSet {
  public:
   PlaneSet(Eigen::Index dim, double lambda) : lambda_(lambda), w_(Vector::Zero(dim)) {
@@ -82,15 +101,7 @@ class PlaneSet {
   /// w = w(alpha). alpha stays on the simplex whatever the iteration limit.
   void solve(double eps, unsigned long max_iter) {
     const long p = static_cast<long>(size());
-    dlib::matrix<double, 0, 1> alpha(p);
-    for (long c = 0; c < p; ++c) alpha(c) = alpha_[c];
-    // Q is symmetric, so reading Eigen's column-major storage row-major is the same matrix.
-    qp_iterations_ = dlib::solve_qp_using_smo(dlib::mat(Q_.data(), p, p), dlib::mat(b_.data(), p), alpha, eps, max_iter);
-    // SMO keeps sum alpha = 1 and alpha >= 0 up to rounding: restore both exactly (the
-    // certificate needs a point of the simplex).
-    double sum = 0;
-    for (long c = 0; c < p; ++c) sum += (alpha_[c] = std::max(alpha(c), 0.0));
-    alpha_ /= sum;
+    qp_iterations_ = solve_on_simplex(Q_, b_.data(), alpha_, alpha_, eps, max_iter);
     w_.setZero();
     for (long c = 1; c < p; ++c)
       if (alpha_[c] != 0) w_.noalias() -= (alpha_[c] / lambda_) * a_[static_cast<std::size_t>(c)];

@@ -34,9 +34,8 @@
 #include <cstddef>
 #include <vector>
 
-#include <dlib/optimization/optimization_solve_qp_using_smo.h>
-
 #include "dualgap/oracles/structured.hpp"
+#include "planes.hpp"
 
 namespace dualgap_cutting_plane {
 
@@ -104,19 +103,11 @@ class WorkingSets {
     values(i, scores_, v_);
     const double gap = v_.maxCoeff() - bl.beta.dot(v_);
     if (!(gap > eps) || bl.labels.size() < 2) return gap;
-    const long p = static_cast<long>(bl.labels.size());
     const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
     const Eigen::MatrixXd Q = scale * bl.G;
     const Vector lin = v_ + Q * bl.beta;
-    dlib::matrix<double, 0, 1> beta(p);
-    for (long c = 0; c < p; ++c) beta(c) = bl.beta[c];
-    // Q is symmetric, so reading Eigen's column-major storage row-major is the same matrix.
-    dlib::solve_qp_using_smo(dlib::mat(Q.data(), p, p), dlib::mat(lin.data(), p), beta, eps, max_iter);
-    // SMO keeps the simplex up to rounding: restore it exactly (the certificate needs a feasible point).
-    Vector nb(p);
-    double sum = 0;
-    for (long c = 0; c < p; ++c) sum += (nb[c] = std::max(beta(c), 0.0));
-    nb /= sum;
+    Vector nb;
+    solve_on_simplex(Q, lin.data(), bl.beta, nb, eps, max_iter);
     if (nb != bl.beta) ++moves_;
     move_w(i, nb - bl.beta);
     bl.beta = std::move(nb);
@@ -141,19 +132,10 @@ class WorkingSets {
     }
   }
 
-  /// w = w(beta) from scratch.
+  /// w = w(beta) from scratch: every block's move from beta = 0.
   void recompute_w() {
     w_.setZero();
-    const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
-    for (std::size_t i = 0; i < n_; ++i) {
-      const auto& bl = blocks_[i];
-      for (std::size_t c = 1; c < bl.labels.size(); ++c) {
-        const double bc = bl.beta[static_cast<Eigen::Index>(c)];
-        if (bc == 0) continue;
-        oracle_.add_joint_features(ex_, i, bl.labels[c].data(), -bc * scale, w_);
-        oracle_.add_joint_features(ex_, i, truth(i), bc * scale, w_);
-      }
-    }
+    for (std::size_t i = 0; i < n_; ++i) move_w(i, blocks_[i].beta);
   }
 
  private:
