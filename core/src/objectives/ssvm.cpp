@@ -91,16 +91,14 @@ class SsvmObjective final : public Objective {
     merge_counters(threads);
     double hinge_sum = 0, task_loss = 0, tloss = 0;  // in chunk order: the same for any thread count
     std::size_t wrong = 0, twrong = 0;
-    for (std::size_t c = 0; c < chunks; ++c) {
-      const Partial& p = partial_[c];
-      if (c < train_chunks) {
-        hinge_sum += p.hinge;
-        task_loss += p.loss;
-        wrong += p.wrong;
-      } else {
-        tloss += p.loss;
-        twrong += p.wrong;
-      }
+    for (std::size_t c = 0; c < train_chunks; ++c) {
+      hinge_sum += partial_[c].hinge;
+      task_loss += partial_[c].loss;
+      wrong += partial_[c].wrong;
+    }
+    for (std::size_t c = train_chunks; c < chunks; ++c) {
+      tloss += partial_[c].loss;
+      twrong += partial_[c].wrong;
     }
     out.primal = 0.5 * lambda_ * w.squaredNorm() + hinge_sum / static_cast<double>(n);
     out.approximate = !oracle_.exact();

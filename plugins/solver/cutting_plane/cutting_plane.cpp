@@ -111,10 +111,10 @@ class CuttingPlane final : public dualgap::Solver {
     auto& rec = *ctx.recorder;
     const auto dim = static_cast<Eigen::Index>(oracle->dim(static_cast<std::size_t>(ex.num_features()), ex.num_classes));
     const double inv_n = 1.0 / static_cast<double>(n);
-    if (opt_.formulation == Formulation::n_slack) return solve_n_slack(*oracle, ex, dim, pb.lambda, rec);
-
+    // c(y_i) of every example, w-independent: once, not at every oracle call.
     std::vector<double> truth_constant(n);
     for (std::size_t i = 0; i < n; ++i) truth_constant[i] = oracle->constant(ex, i, truth(ex, i));
+    if (opt_.formulation == Formulation::n_slack) return solve_n_slack(*oracle, ex, truth_constant, dim, pb.lambda, rec);
 
     PlaneSet planes(dim, pb.lambda);
     InferenceCache cache(n, static_cast<std::size_t>(opt_.cache));
@@ -236,7 +236,9 @@ class CuttingPlane final : public dualgap::Solver {
  private:
   // Algorithm 1 of Joachims, Finley, Yu (2009), n-slack with margin rescaling, in the lambda
   // scaling: the box of the paper, with W_i holding the ground truth (xi_i >= 0) from the start.
-  void solve_n_slack(dualgap::StructuredOracle& oracle, const dualgap::Examples& ex, Eigen::Index dim, double lambda,
+  // truth_constant[i] = c(y_i).
+  void solve_n_slack(dualgap::StructuredOracle& oracle, const dualgap::Examples& ex,
+                     const std::vector<double>& truth_constant, Eigen::Index dim, double lambda,
                      dualgap::Recorder& rec) {
     const std::size_t n = ex.num_examples();
     WorkingSets ws(oracle, ex, dim, lambda);
@@ -266,7 +268,7 @@ class CuttingPlane final : public dualgap::Solver {
         // ybar <- argmax_y Delta(y_i,y) + c(y) + <w, phi(x_i,y)>       (one exact oracle call)
         oracle.max_oracle(ex, i, ws.w(), lab, scores);
         const int* yi = truth(ex, i);
-        const double offset = lab.loss + lab.constant - oracle.constant(ex, i, yi);
+        const double offset = lab.loss + lab.constant - truth_constant[i];
         const double h = value(oracle, ex, i, lab.labels.data(), yi, offset, scores, ws.w());  // H_i(w)
         // xi_i <- max(0, max_{y in W_i} Delta(y_i,y) + c(y) - c(y_i) + <w, phi(x_i,y) - phi(x_i,y_i)>)
         const double violation = h - ws.xi(i, scores);
@@ -275,8 +277,9 @@ class CuttingPlane final : public dualgap::Solver {
           ws.add(i, lab.labels.data(), offset);  // W_i <- W_i + {ybar}
           changed = true;
           // (w, xi) <- the QP's optimum over W: block i at once (its gap is >= the violation, so
-          // the new plane gets weight), all blocks every qp_every planes and after the pass.
-          ws.solve_block(i, std::min(0.1 * qp_tol, 0.5 * violation), max_iter);
+          // the new plane gets weight; w has not moved since the oracle call, so its score table
+          // is still w's), all blocks every qp_every planes and after the pass.
+          ws.solve_block(i, scores, std::min(0.1 * qp_tol, 0.5 * violation), max_iter);
           if (++since_qp == opt_.qp_every) {
             ws.solve(qp_tol, max_iter, max_iter);
             since_qp = 0;

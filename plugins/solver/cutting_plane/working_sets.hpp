@@ -96,13 +96,12 @@ class WorkingSets {
   }
 
   /// Maximizes D over beta_i with the other blocks fixed (to a block gap below eps, in units of v),
-  /// and moves w accordingly. Returns the block's gap before the step.
-  double solve_block(std::size_t i, double eps, unsigned long max_iter) {
+  /// and moves w accordingly. `scores`: the unary score table of the current w for example i.
+  void solve_block(std::size_t i, const std::vector<double>& scores, double eps, unsigned long max_iter) {
     auto& bl = blocks_[i];
-    dualgap::StructuredOracle::unary_scores(ex_, i, w_, scores_);
-    values(i, scores_, v_);
+    values(i, scores, v_);
     const double gap = v_.maxCoeff() - bl.beta.dot(v_);
-    if (!(gap > eps) || bl.labels.size() < 2) return gap;
+    if (!(gap > eps) || bl.labels.size() < 2) return;
     const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
     const Eigen::MatrixXd Q = scale * bl.G;
     const Vector lin = v_ + Q * bl.beta;
@@ -111,7 +110,6 @@ class WorkingSets {
     if (nb != bl.beta) ++moves_;
     move_w(i, nb - bl.beta);
     bl.beta = std::move(nb);
-    return gap;
   }
 
   /// Solves the QP over all working sets to a duality gap G(beta) <= tol (at most max_sweeps
@@ -123,7 +121,10 @@ class WorkingSets {
     while (qp_gap_ > tol && sweeps_ < max_sweeps) {
       // Block gaps are in units of v; G is their mean, so a tenth of tol per block suffices.
       const unsigned long moves = moves_;
-      for (std::size_t i = 0; i < n_; ++i) solve_block(i, 0.1 * tol, max_iter);
+      for (std::size_t i = 0; i < n_; ++i) {
+        dualgap::StructuredOracle::unary_scores(ex_, i, w_, scores_);
+        solve_block(i, scores_, 0.1 * tol, max_iter);
+      }
       // A sweep in which SMO moved no block (rounding, below a tiny tol) would repeat forever.
       if (moves_ == moves) break;
       ++sweeps_;
