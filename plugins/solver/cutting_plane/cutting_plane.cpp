@@ -95,6 +95,30 @@ struct Options {
   double qp_eps() const { return qp_epsilon > 0 ? qp_epsilon : epsilon / 10; }
 };
 
+/// The QP accuracy both formulations follow, and their accept rule. While planes are added, a
+/// tenth of the certified gap at the last exact pass, at least the final qp_epsilon (as dlib's
+/// oca does): early QPs need not be solved to the final accuracy. From the first exact pass
+/// that finds no plane violated by more than epsilon: the final accuracy.
+struct QpTolerance {
+  double final_eps;  ///< Options::qp_eps()
+  double tol;        ///< the tolerance of the next QP
+  bool final_accuracy = false;
+  explicit QpTolerance(double qp_eps) : final_eps(qp_eps), tol(qp_eps) {}
+  /// At an exact pass without a violation above epsilon: is the QP accurate enough to stop?
+  /// (A QP already solved at the final accuracy is accepted as it is: SMO may stop at its
+  /// iteration limit or at rounding level above a very small qp_epsilon.)
+  bool accepts(double qp_gap) const { return qp_gap <= final_eps || tol <= final_eps; }
+  /// Only the QP is short: the final accuracy from now on.
+  void finish() {
+    final_accuracy = true;
+    tol = final_eps;
+  }
+  /// After an exact pass whose planes were violated by `violation` (the QP's gap `qp_gap`).
+  void follow(double violation, double qp_gap) {
+    if (!final_accuracy) tol = std::max(final_eps, 0.1 * (violation + qp_gap));
+  }
+};
+
 class CuttingPlane final : public dualgap::Solver {
  public:
   using Options = ::Options;
@@ -179,19 +203,16 @@ class CuttingPlane final : public dualgap::Solver {
         it.set("cache_size", cache.mean_size());
       }
     };
-    // QP accuracy: a tenth of the certified gap at the last exact pass, at least qp_epsilon (as
-    // dlib's oca does): early QPs need not be solved to the final accuracy.
-    double qp_tol = opt_.qp_eps();
+    QpTolerance qp(opt_.qp_eps());
     // Working set and QP: the new plane (violated by `violation` at w) enters the
     // working set, the QP is re-solved. Its tolerance stays below half the violation: the QP gap
     // at the warm start is at least the violation, so SMO moves weight onto the new plane and D
     // increases (a looser tolerance could leave it at weight 0, dropped and re-added forever).
     auto add_and_solve = [&](double violation) {
       planes.add(a, b);
-      planes.solve(std::min(qp_tol, 0.5 * violation), static_cast<unsigned long>(opt_.qp_max_iter));
+      planes.solve(std::min(qp.tol, 0.5 * violation), static_cast<unsigned long>(opt_.qp_max_iter));
       planes.drop_inactive(opt_.inactive_window);
     };
-    bool final_accuracy = false;
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int pass = 1;; ++pass) {
@@ -200,19 +221,16 @@ class CuttingPlane final : public dualgap::Solver {
       // the QP is solved to qp_epsilon; then P(w) - D(alpha) = violation + QP gap <= epsilon + qp_epsilon.
       last_violation = planes.value(a, b) - planes.xi();
       const double qp_gap = planes.qp_gap();
-      // (A QP already solved at the final accuracy is accepted as it is: SMO may stop at its
-      // iteration limit or at rounding level above a very small qp_epsilon.)
-      if (last_violation <= opt_.epsilon && (qp_gap <= opt_.qp_eps() || qp_tol <= opt_.qp_eps())) {
+      if (last_violation <= opt_.epsilon && qp.accepts(qp_gap)) {
         rec.checkpoint(pass, eval);
         return;
       }
       if (last_violation <= opt_.epsilon) {
         // Only the QP is not accurate enough: finish it at the final accuracy, check again.
-        final_accuracy = true;
-        qp_tol = opt_.qp_eps();
-        planes.solve(qp_tol, static_cast<unsigned long>(opt_.qp_max_iter));
+        qp.finish();
+        planes.solve(qp.tol, static_cast<unsigned long>(opt_.qp_max_iter));
       } else {
-        if (!final_accuracy) qp_tol = std::max(opt_.qp_eps(), 0.1 * (last_violation + qp_gap));
+        qp.follow(last_violation, qp_gap);
         add_and_solve(last_violation);
       }
       // Inference cache: iterate on cached planes while they make enough progress, then back to
@@ -254,10 +272,7 @@ class CuttingPlane final : public dualgap::Solver {
       it.set("qp_sweeps", static_cast<double>(ws.last_sweeps()));
       it.set("violation", last_violation);
     };
-    // QP accuracy as in the 1-slack form: a tenth of the certified gap at the last exact pass,
-    // at least qp_epsilon, and qp_epsilon from the first time the exact pass adds nothing.
-    double qp_tol = opt_.qp_eps();
-    bool final_accuracy = false;
+    QpTolerance qp(opt_.qp_eps());  // as in the 1-slack form
 
     if (rec.checkpoint(0, eval) == Action::stop) return;
     for (int pass = 1;; ++pass) {  // repeat
@@ -279,9 +294,9 @@ class CuttingPlane final : public dualgap::Solver {
           // (w, xi) <- the QP's optimum over W: block i at once (its gap is >= the violation, so
           // the new plane gets weight; w has not moved since the oracle call, so its score table
           // is still w's), all blocks every qp_every planes and after the pass.
-          ws.solve_block(i, scores, std::min(0.1 * qp_tol, 0.5 * violation), max_iter);
+          ws.solve_block(i, scores, std::min(0.1 * qp.tol, 0.5 * violation), max_iter);
           if (++since_qp == opt_.qp_every) {
-            ws.solve(qp_tol, max_iter, max_iter);
+            ws.solve(qp.tol, max_iter, max_iter);
             since_qp = 0;
           }
         }
@@ -289,18 +304,16 @@ class CuttingPlane final : public dualgap::Solver {
       last_violation = violation_sum / static_cast<double>(n);
       if (!changed) {  // until no W_i has changed during the pass
         // w did not move during this pass, so every violation is at one w, each <= epsilon:
-        // P(w) - D(beta) = mean violation + QP gap <= epsilon + qp_epsilon. (A QP already
-        // solved at the final accuracy is accepted as it is, as in the 1-slack form.)
-        if (ws.qp_gap() <= opt_.qp_eps() || qp_tol <= opt_.qp_eps()) {
+        // P(w) - D(beta) = mean violation + QP gap <= epsilon + qp_epsilon.
+        if (qp.accepts(ws.qp_gap())) {
           rec.checkpoint(pass, eval);
           return;
         }
-        final_accuracy = true;  // only the QP is short: finish it, then check again
-        qp_tol = opt_.qp_eps();
-      } else if (!final_accuracy) {
-        qp_tol = std::max(opt_.qp_eps(), 0.1 * (last_violation + ws.qp_gap()));
+        qp.finish();  // only the QP is short: finish it, then check again
+      } else {
+        qp.follow(last_violation, ws.qp_gap());
       }
-      ws.solve(qp_tol, max_iter, max_iter);
+      ws.solve(qp.tol, max_iter, max_iter);
       if (rec.due(pass) && rec.checkpoint(pass, eval) == Action::stop) return;
     }
   }
