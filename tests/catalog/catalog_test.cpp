@@ -32,6 +32,7 @@
 
 #include "test_support.hpp"
 #include "base/util.hpp"
+#include "run/run_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -216,8 +217,8 @@ void generate(const fs::path& gen) {
   // Results folders (data/runs) for the evaluate and status cases, as a copy: evaluate writes into
   // a run it re-scores and takes its folder's lock, and the source tree stays as committed.
   fs::copy(kCatalog / "data" / "runs", gen / "runs", fs::copy_options::recursive);
-  // Packed records (run.json.gz): a gzip stream that inflates past the run record limit (257 MB
-  // from a few hundred KB), and a .gz that is not gzip.
+  // Packed records (run.json.gz): a gzip stream that inflates 1 MB past the run record limit
+  // (from a few hundred KB), and a .gz that is not gzip.
   {
     namespace io = boost::iostreams;
     fs::create_directories(gen / "gzbomb" / "e" / "x");
@@ -227,7 +228,7 @@ void generate(const fs::path& gen) {
     out.push(file);
     const std::string block(1 << 20, ' ');
     out << "{\"schema\": \"dualgap.run/1\"";
-    for (int i = 0; i < 257; ++i) out << block;
+    for (std::uintmax_t i = 0; i <= (dualgap::kMaxRunBytes >> 20); ++i) out << block;
   }
   fs::create_directories(gen / "gznot" / "e" / "x");
   std::ofstream(gen / "gznot" / "e" / "x" / "run.json.gz") << "{\"schema\": \"dualgap.run/1\"}";

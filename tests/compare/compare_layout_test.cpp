@@ -21,9 +21,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* kPython = "/usr/bin/python3";
+
+/// True when python3 is there to measure the figures; else the test is skipped (a failure when
+/// CI is set).
+bool have_python() {
+  if (fs::exists(kPython)) return true;
+  if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
+  else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
+  return false;
+}
+
 /// Runs shaped like the paper's: an objective near 100 (relative labels, the longest), problems
-/// named as real ones (a data file, an oracle, an objective: long panel titles), `solvers` series.
-void layout_runs(const fs::path& root, int problems, const std::vector<std::string>& solvers) {
+/// named as real ones (a data file, an oracle, an objective: long panel titles), `solvers` series,
+/// `checkpoints` rows; with `raw_columns`, the raw columns experiment folders' figures name
+/// (master_time, nnz_rows).
+void layout_runs(const fs::path& root, int problems, const std::vector<std::string>& solvers, int checkpoints = 150,
+                 bool raw_columns = false) {
   for (int p = 0; p < problems; ++p)
     for (std::size_t s = 0; s < solvers.size(); ++s)
       for (int r = 0; r < 2; ++r) {
@@ -34,25 +48,46 @@ void layout_runs(const fs::path& root, int problems, const std::vector<std::stri
         run.problem_key = "problem-" + std::to_string(p);
         run.seed = r;
         run.rate = 0.04 * (s + 1);
-        run.checkpoints = 150;
+        run.checkpoints = checkpoints;
         run.optimum = 100.0;
         json j = synthetic_run_json(run);
         j["config"]["data"] = {{"plugin", "dense_text"}, {"train", "/data/usps/zip.train.gz"}};
         j["objective"] = {{"family", "ssvm"}, {"loss", "structured_hinge"}, {"lambda", 0.000137 * (p + 1)}};
         j["objective_key"] = "objective-" + std::to_string(p);
+        if (raw_columns) {
+          j["curve"]["master_time"] = j["curve"]["time"];
+          json nnz = json::array();
+          for (std::size_t k = 0; k < j["curve"]["time"].size(); ++k) nnz.push_back(1000.0 / (k + 1));
+          j["curve"]["nnz_rows"] = nnz;
+        }
         write_run(root, j);
       }
+}
+
+/// Figure specs written as files for layout_check.py, each named in its result line.
+struct SpecFiles {
+  fs::path dir;
+  std::vector<std::string> files;
+  void add(json spec, const std::string& name, const std::string& file_name) {
+    spec["name"] = name;
+    const fs::path f = dir / (file_name + ".json");
+    std::ofstream(f) << spec.dump();
+    files.push_back(f.string());
+  }
+};
+
+/// The output of layout_check.py on the specs, ending with "exit=STATUS".
+std::string layout_check(const std::vector<std::string>& files) {
+  std::string cmd = std::string(kPython) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
+                    "/core/share/plot_figure.py";
+  for (const auto& f : files) cmd += " " + f;
+  return run_capture(cmd + " 2>&1; echo exit=$?");
 }
 
 }  // namespace
 
 TEST_CASE("figures: no text leaves the canvas or overlaps another, for every style and panel layout") {
-  const char* python = "/usr/bin/python3";
-  if (!fs::exists(python)) {
-    if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
-    else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
-    return;
-  }
+  if (!have_python()) return;
   TempDir tmp;
   const std::vector<std::string> four = {"BCFW", "BCFW-avg", "MP-BCFW", "MP-BCFW-avg"};
   const std::vector<std::string> eight = {"BCFW",        "BCFW-avg",          "MP-BCFW",        "MP-BCFW-avg",
@@ -65,13 +100,8 @@ TEST_CASE("figures: no text leaves the canvas or overlaps another, for every sty
                four_problems = load_runs({(tmp.path / "four").string()}), many = load_runs({(tmp.path / "many").string()});
   REQUIRE(two.problems.size() == 2);
   REQUIRE(four_problems.problems.size() == 4);
-  std::vector<std::string> files;
-  auto add = [&](json spec, const std::string& name) {
-    spec["name"] = name;
-    const fs::path f = tmp.path / (name + ".json");
-    std::ofstream(f) << spec.dump();
-    files.push_back(f.string());
-  };
+  SpecFiles specs{tmp.path, {}};
+  auto add = [&](json spec, const std::string& name) { specs.add(std::move(spec), name, name); };
   for (const std::string style : {"paper", "slides", "screen"}) {
     FigureOptions f;
     f.style = style;
@@ -97,10 +127,7 @@ TEST_CASE("figures: no text leaves the canvas or overlaps another, for every sty
     pf.style = style;
     add(profile_figure_spec(four_problems, compute_profile(four_problems, po, Options{}), pf), style + "-profiles");
   }
-  std::string cmd = std::string(python) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
-                    "/core/share/plot_figure.py";
-  for (const auto& f : files) cmd += " " + f;
-  const std::string out = run_capture(cmd + " 2>&1; echo exit=$?");
+  const std::string out = layout_check(specs.files);
   INFO(out);
   CHECK(out.find("exit=0") != std::string::npos);
   CHECK(out.find("paper-2x3-panels: ok") != std::string::npos);
@@ -133,55 +160,30 @@ TEST_CASE("figures: the convergence panels of a problem share the log scale") {
   }
 }
 
-TEST_CASE("figures: every figure an experiment folder declares passes the layout check") {
-  const char* python = "/usr/bin/python3";
-  if (!fs::exists(python)) {
-    if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
-    else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
-    return;
-  }
-  TempDir tmp;
+TEST_CASE("figures: every experiment folder declares its figures, and each passes the layout check") {
   // Two problems (two rows, as a folder with two data sets), four series, and the raw columns
   // the declarations name (master_time, nnz_rows).
-  for (int p = 0; p < 2; ++p)
-    for (const std::string solver : {"BCFW", "BCFW-avg", "MP-BCFW", "MP-BCFW-avg"})
-      for (int r = 0; r < 2; ++r) {
-        SyntheticRun run;
-        run.solver = solver;
-        run.run_id = solver + "-p" + std::to_string(p) + "-r" + std::to_string(r);
-        run.problem_key = "problem-" + std::to_string(p);
-        run.seed = r;
-        run.rate = solver.size() * 0.01;
-        run.checkpoints = 120;
-        run.optimum = 100.0;
-        json j = synthetic_run_json(run);
-        j["curve"]["master_time"] = j["curve"]["time"];
-        json nnz = json::array();
-        for (std::size_t k = 0; k < j["curve"]["time"].size(); ++k) nnz.push_back(1000.0 / (k + 1));
-        j["curve"]["nnz_rows"] = nnz;
-        write_run(tmp.path / "runs", j);
-      }
+  TempDir tmp;
+  layout_runs(tmp.path / "runs", 2, {"BCFW", "BCFW-avg", "MP-BCFW", "MP-BCFW-avg"}, 120, true);
   const RunSet set = load_runs({(tmp.path / "runs").string()});
   REQUIRE(set.problems.size() == 2);
-  std::vector<std::string> files;
-  int figures = 0;
+  // Every folder's declarations parse and none is empty, with python3 or not.
+  SpecFiles specs{tmp.path, {}};
+  int folders = 0;
   for (const auto& e : fs::directory_iterator(fs::path(DUALGAP_TEST_SOURCE_DIR) / "experiments")) {
     if (!fs::exists(e.path() / "claims.yaml")) continue;
+    ++folders;
+    CAPTURE(e.path().string());
     const auto claims = dualgap::check::read_claims((e.path() / "claims.yaml").string());
-    for (const auto& f : claims.figures) {
-      json spec = dualgap::check::declared_figure_spec(set, f, Options{});
-      spec["name"] = e.path().filename().string() + "/" + f.file;
-      const fs::path file = tmp.path / (e.path().filename().string() + "-" + f.file + ".json");
-      std::ofstream(file) << spec.dump();
-      files.push_back(file.string());
-      ++figures;
-    }
+    CHECK(!claims.figures.empty());
+    const std::string folder = e.path().filename().string();
+    for (const auto& f : claims.figures)
+      specs.add(dualgap::check::declared_figure_spec(set, f, Options{}), folder + "/" + f.file, folder + "-" + f.file);
   }
-  CHECK(figures >= 18);
-  std::string cmd = std::string(python) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
-                    "/core/share/plot_figure.py";
-  for (const auto& f : files) cmd += " " + f;
-  const std::string out = run_capture(cmd + " 2>&1; echo exit=$?");
+  CHECK(folders >= 18);
+  CHECK(specs.files.size() >= 18);
+  if (!have_python()) return;
+  const std::string out = layout_check(specs.files);
   INFO(out);
   CHECK(out.find("exit=0") != std::string::npos);
   CHECK(out.find("mpbcfw-fig4-5-usps/fig4-usps.png: ok") != std::string::npos);

@@ -126,6 +126,14 @@ DUALGAP_API std::vector<std::string> scale_differences(const ClaimsFile& file,
 DUALGAP_API Outcome evaluate(const compare::RunSet& runs, const ClaimsFile& file, const Claim& claim,
                              bool ci_scale);
 
+/// The count of verdicts a check prints last ("12 claims: 9 hold, 1 fail, 2 not measurable, ...").
+struct Tally {
+  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0, off_scale = 0;
+  DUALGAP_API void add(const Outcome& o);
+  /// One line, ending with a newline; the categories that are 0 past "not measurable" left out.
+  DUALGAP_API std::string line() const;
+};
+
 /// Text (one block per claim) or a Markdown table (the README's results table). Markdown rows
 /// start with `row_prefix` (the folder, when several files make one table); `header` prints the
 /// table head.

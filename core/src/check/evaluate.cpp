@@ -292,6 +292,23 @@ Outcome threshold(const Claim& c, const std::vector<double>& values, const std::
 
 }  // namespace
 
+void Tally::add(const Outcome& o) {
+  off_scale += !o.scale.empty();
+  holds += o.verdict == Verdict::holds;
+  fails += o.verdict == Verdict::fails;
+  // An external claim is measured by another tool (a peer's script): never a failure here.
+  external += o.claim->kind == "external";
+  unmeasured += o.verdict == Verdict::not_measurable && o.claim->kind != "external";
+  skipped += o.verdict == Verdict::skipped;
+}
+
+std::string Tally::line() const {
+  return fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}{}\n", holds + fails + unmeasured + skipped + external,
+                     holds, fails, unmeasured, skipped ? fmt::format(", {} full scale only", skipped) : "",
+                     external ? fmt::format(", {} measured elsewhere", external) : "",
+                     off_scale ? fmt::format(" ({} on runs not at the claims' scale: see each verdict)", off_scale) : "");
+}
+
 Outcome evaluate(const RunSet& set, const ClaimsFile& file, const Claim& c, bool ci_scale) {
   Outcome o;
   if (ci_scale && c.full_scale_only) {

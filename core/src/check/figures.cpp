@@ -14,20 +14,20 @@ using nlohmann::json;
 namespace dualgap::check {
 
 compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, const FigureDecl& figure) {
-  compare::RunSet out = set;
   std::vector<std::string> experiments = figure.experiments;
   if (experiments.empty() && !file.experiment.empty()) experiments.push_back(file.experiment);
-  if (!experiments.empty()) {
-    out.runs.erase(std::remove_if(out.runs.begin(), out.runs.end(),
-                                  [&](const compare::Run& r) {
-                                    return std::find(experiments.begin(), experiments.end(), r.experiment) ==
-                                           experiments.end();
-                                  }),
-                   out.runs.end());
-    if (out.runs.empty())
-      throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}", figure.line, figure.file,
-                                           fmt::join(experiments, ", ")));
-  }
+  // The figure's runs only are copied (a folder's results hold every experiment of it).
+  compare::RunSet out;
+  out.problems = set.problems;
+  out.solvers = set.solvers;
+  out.warnings = set.warnings;
+  out.palette = set.palette;
+  for (const auto& r : set.runs)
+    if (experiments.empty() || std::find(experiments.begin(), experiments.end(), r.experiment) != experiments.end())
+      out.runs.push_back(r);
+  if (!experiments.empty() && out.runs.empty())
+    throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}", figure.line, figure.file,
+                                         fmt::join(experiments, ", ")));
   // A raw column a declaration names must be a column of the runs: a typo is not drawn as an
   // empty panel.
   std::vector<std::pair<std::string, std::string>> names = {{figure.x, figure.line}};

@@ -91,26 +91,6 @@ std::vector<check::ClaimsFile> default_claims(const compare::RunSet& set) {
   return files;
 }
 
-struct Tally {
-  int holds = 0, fails = 0, unmeasured = 0, skipped = 0, external = 0, off_scale = 0;
-  void add(const check::Outcome& o) {
-    off_scale += !o.scale.empty();
-    holds += o.verdict == check::Verdict::holds;
-    fails += o.verdict == check::Verdict::fails;
-    // An external claim is measured by another tool (a peer's script): never a failure here.
-    external += o.claim->kind == "external";
-    unmeasured += o.verdict == check::Verdict::not_measurable && o.claim->kind != "external";
-    skipped += o.verdict == check::Verdict::skipped;
-  }
-  std::string line() const {
-    return fmt::format("{} claims: {} hold, {} fail, {} not measurable{}{}{}\n",
-                       holds + fails + unmeasured + skipped + external, holds, fails, unmeasured,
-                       skipped ? fmt::format(", {} full scale only", skipped) : "",
-                       external ? fmt::format(", {} measured elsewhere", external) : "",
-                       off_scale ? fmt::format(" ({} on runs not at the claims' scale: see each verdict)", off_scale) : "");
-  }
-};
-
 }  // namespace
 
 void check_options(po::options_description& d) {
@@ -133,7 +113,7 @@ int check_main(const Args& a) {
   for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
   if (set.runs.empty()) throw std::runtime_error(fmt::format("no run.json found under {}", fmt::join(inputs, ", ")));
   if (claims_paths.empty()) files = default_claims(set);
-  Tally tally;
+  check::Tally tally;
   json all = json::array();
   for (std::size_t i = 0; i < files.size(); ++i) {
     const check::ClaimsFile& f = files[i];

@@ -110,15 +110,17 @@ const std::vector<Command>& commands() {
        reproduce_main},
       {"results", "pack SRC DST",
        "pack a results folder as reference runs: run.json.gz without iterates",
-       results_options,
+       nullptr,  // no option but --help
        {{"action", "ACTION", "pack", true, false, [] { return choice({"pack"}, false); }},
         {"src", "SRC", "a results folder (searched recursively for run.json)", true, false, nullptr},
         {"dst", "DST", "the folder the packed records go to (the same relative folders)", true, false, nullptr}},
        "Reads every run record under SRC with the checked reader (a damaged one stops the pack before\n"
        "anything is written) and writes it to DST/<same relative folder>/run.json.gz: the curves and\n"
        "everything else, without the iterates (so it cannot be re-scored). compare, check, status and\n"
-       "reproduce --from read run.json.gz as they read run.json (docs/reproduce.md).\n"
-       "Exit status: 0 packed, 1 a damaged record, no record or I/O, 2 bad usage.\n",
+       "reproduce --from read run.json.gz as they read run.json (docs/reproduce.md). A DST holding a run\n"
+       "record this pack would not rewrite is refused before anything is written (a stale run would be\n"
+       "read beside the new ones): pack into a new folder, or repack the same SRC.\n"
+       "Exit status: 0 packed, 1 a damaged record, a stale DST, no record or I/O, 2 bad usage.\n",
        results_main},
       {"data", "list [--json] | fetch NAME... [--to DIR] [limits]",
        "the real data sets, their sources and checksums; download and verify them",

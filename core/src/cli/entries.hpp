@@ -27,14 +27,11 @@ void data_options(po::options_description& d);
 int data_main(const Args& a);
 void reproduce_options(po::options_description& d);
 int reproduce_main(const Args& a);
-void results_options(po::options_description& d);
 int results_main(const Args& a);
 void new_plugin_options(po::options_description& d);
 int new_plugin_main(const Args& a);
 
-/// reproduce's README helpers (exported for the tests of its output).
+/// reproduce's README diff (exported for the tests of its output).
 DUALGAP_API std::string unified_diff(const std::string& before, const std::string& after, const std::string& name);
-DUALGAP_API std::string replace_section(const std::string& text, const std::string& begin, const std::string& end,
-                                        const std::string& body, const std::string& file);
 
 }  // namespace dualgap::cli

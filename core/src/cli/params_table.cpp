@@ -60,6 +60,24 @@ std::string range_of(const ParamSpec& s) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
+const SectionMarkers kParams = {kParamsBegin, kParamsEnd, "the place of the parameter table"};
+
+/// The 0-based indexes of the marker lines of `lines`.
+std::pair<std::size_t, std::size_t> markers(const std::vector<std::string>& lines, const SectionMarkers& m,
+                                            const std::string& file) {
+  std::vector<std::size_t> begins, ends;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i] == m.begin) begins.push_back(i);
+    if (lines[i] == m.end) ends.push_back(i);
+  }
+  if (begins.size() != 1 || ends.size() != 1 || ends[0] < begins[0])
+    throw std::runtime_error(fmt::format("{}: expected one line {} and, after it, one line {} ({}); found {} and {}", file,
+                                         m.begin, m.end, m.what, begins.size(), ends.size()));
+  return {begins[0], ends[0]};
+}
+
+}  // namespace
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::size_t b = 0;
@@ -72,21 +90,24 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-/// The 0-based indexes of the marker lines of `lines`.
-std::pair<std::size_t, std::size_t> markers(const std::vector<std::string>& lines, const std::string& file) {
-  std::vector<std::size_t> begins, ends;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i] == kParamsBegin) begins.push_back(i);
-    if (lines[i] == kParamsEnd) ends.push_back(i);
-  }
-  if (begins.size() != 1 || ends.size() != 1 || ends[0] < begins[0])
-    throw std::runtime_error(fmt::format(
-        "{}: expected one line {} and, after it, one line {} (the place of the parameter table); found {} and {}",
-        file, kParamsBegin, kParamsEnd, begins.size(), ends.size()));
-  return {begins[0], ends[0]};
+bool has_section(const std::string& text, const SectionMarkers& m) {
+  for (const auto& line : lines_of(text))
+    if (line == m.begin || line == m.end) return true;
+  return false;
 }
 
-}  // namespace
+std::string with_section(const std::string& text, const SectionMarkers& m, const std::string& body,
+                         const std::string& file) {
+  const std::vector<std::string> lines = lines_of(text);
+  const auto [begin, end] = markers(lines, m, file);
+  std::string out;
+  for (std::size_t i = 0; i <= begin; ++i) out += lines[i] + "\n";
+  out += body;
+  if (!body.empty() && body.back() != '\n') out += "\n";
+  for (std::size_t i = end; i < lines.size(); ++i)
+    out += lines[i] + (i + 1 < lines.size() || text.back() == '\n' ? "\n" : "");
+  return out;
+}
 
 std::string params_markdown(const PluginDescription& d) {
   std::string out;
@@ -110,21 +131,13 @@ std::string params_markdown(const PluginDescription& d) {
 }
 
 std::string with_params_table(const std::string& readme, const std::string& table, const std::string& file) {
-  const std::vector<std::string> lines = lines_of(readme);
-  const auto [begin, end] = markers(lines, file);
-  std::string out;
-  for (std::size_t i = 0; i <= begin; ++i) out += lines[i] + "\n";
-  out += table;
-  if (!table.empty() && table.back() != '\n') out += "\n";
-  for (std::size_t i = end; i < lines.size(); ++i)
-    out += lines[i] + (i + 1 < lines.size() || readme.back() == '\n' ? "\n" : "");
-  return out;
+  return with_section(readme, kParams, table, file);
 }
 
 std::optional<TableMismatch> params_table_mismatch(const std::string& readme, const std::string& table,
                                                    const std::string& file) {
   const std::vector<std::string> lines = lines_of(readme);
-  const auto [begin, end] = markers(lines, file);
+  const auto [begin, end] = markers(lines, kParams, file);
   const std::vector<std::string> want = lines_of(table);
   const std::size_t have = end - begin - 1;
   for (std::size_t k = 0; k < std::max(have, want.size()); ++k) {

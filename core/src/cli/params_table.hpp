@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dualgap/plugin.hpp"
 
@@ -20,6 +21,26 @@ inline constexpr const char* kParamsEnd = "<!-- params:end -->";
 /// meaning), in the order the plugin declares them; for a dataset, then a line naming the core
 /// `data:` keys that apply beside them. Ends with a newline.
 DUALGAP_API std::string params_markdown(const PluginDescription& d);
+
+/// A section of a Markdown file kept between two marker lines (a whole line each), written by a
+/// command: the parameter table of a plugin README, reproduce's section and figure index.
+struct SectionMarkers {
+  const char* begin;
+  const char* end;
+  const char* what;  ///< what the section holds, for the error ("the place of the parameter table")
+};
+
+/// The lines of `text` (without their '\n'; a last line without one is a line).
+DUALGAP_API std::vector<std::string> lines_of(const std::string& text);
+
+/// True when a line of `text` is one of the two markers.
+DUALGAP_API bool has_section(const std::string& text, const SectionMarkers& markers);
+
+/// `text` with the lines between its marker lines replaced by `body` (the markers kept). Throws
+/// std::runtime_error naming `file` unless `text` has exactly one begin line and, after it, one
+/// end line.
+DUALGAP_API std::string with_section(const std::string& text, const SectionMarkers& markers, const std::string& body,
+                                     const std::string& file);
 
 /// `readme` with the lines between its marker lines replaced by `table`. Throws
 /// std::runtime_error naming `file` when the README has no marker pair (or more than one).

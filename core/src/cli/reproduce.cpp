@@ -20,6 +20,8 @@
 #include "base/util.hpp"
 #include "check/claims.hpp"
 #include "cli/entries.hpp"
+#include "cli/params_table.hpp"
+#include "compare/table_format.hpp"
 #include "experiment/config.hpp"
 #include "experiment/schema.hpp"
 #include "run/run_files.hpp"
@@ -30,22 +32,8 @@ namespace dualgap::cli {
 
 namespace {
 
-constexpr const char* kBegin = "<!-- reproduce:begin -->";
-constexpr const char* kEnd = "<!-- reproduce:end -->";
-constexpr const char* kIndexBegin = "<!-- figures:begin -->";
-constexpr const char* kIndexEnd = "<!-- figures:end -->";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return out;
-}
+const SectionMarkers kSection = {"<!-- reproduce:begin -->", "<!-- reproduce:end -->", "the place of the reproduction section"};
+const SectionMarkers kIndex = {"<!-- figures:begin -->", "<!-- figures:end -->", "the place of the figures index"};
 
 }  // namespace
 
@@ -69,19 +57,15 @@ std::string unified_diff(const std::string& before, const std::string& after, co
   return out;
 }
 
-/// `text` with the part between the lines `begin` and `end` replaced by `body` (markers kept);
-/// without the markers, the section is appended. Throws when only one marker is there.
-std::string replace_section(const std::string& text, const std::string& begin, const std::string& end,
-                            const std::string& body, const std::string& file) {
-  const std::size_t b = text.find(begin), e = text.find(end);
-  if ((b == std::string::npos) != (e == std::string::npos) || (b != std::string::npos && e < b))
-    throw std::runtime_error(fmt::format("{}: expected the line {} and, after it, the line {}", file, begin, end));
-  const std::string section = begin + "\n" + body + end;
-  if (b == std::string::npos) return text + (text.empty() || text.back() == '\n' ? "\n" : "\n\n") + section + "\n";
-  return text.substr(0, b) + section + text.substr(e + end.size());
-}
-
 namespace {
+
+/// `text` with the lines between the marker lines replaced by `body` (with_section); without
+/// either marker line, the section is appended. Throws when only one is there, or they repeat.
+std::string replace_section(const std::string& text, const SectionMarkers& markers, const std::string& body,
+                            const std::string& file) {
+  if (has_section(text, markers)) return with_section(text, markers, body, file);
+  return text + (text.empty() || text.back() == '\n' ? "\n" : "\n\n") + markers.begin + "\n" + body + markers.end + "\n";
+}
 
 /// The data sets an experiment names as ${DUALGAP_DATA}/NAME/... (read by the experiment loader
 /// without expanding variables, where ${VAR} reads $(VAR)).
@@ -122,10 +106,15 @@ std::vector<ExperimentRun> experiment_runs(const fs::path& folder, const check::
   return out;
 }
 
-/// Fetches the data sets the experiments name that are not under $DUALGAP_DATA yet.
+/// Fetches the data sets the experiments name that are not under $DUALGAP_DATA yet: those of
+/// the runs as they will run, after their --set values (a ci profile may change a data path).
 int fetch_missing(const std::vector<ExperimentRun>& runs) {
   std::set<std::string> names;
-  for (const auto& r : runs) data_named(load_yaml(r.file, false).value, names);
+  for (const auto& r : runs) {
+    LocatedJson doc = load_yaml(r.file, false);
+    apply_overrides(doc, r.sets);
+    data_named(doc.value, names);
+  }
   if (names.empty()) return 0;
   const char* root = std::getenv("DUALGAP_DATA");
   if (!root || !*root)
@@ -173,20 +162,24 @@ std::string readme_section(const fs::path& folder, const check::ClaimsFile& clai
       s += fmt::format("- **{}**. Paper: {} Ours: {}\n", compare::axis_label(p.y), sentence(p.paper), sentence(p.ours));
     s += "\n";
   }
-  s += "### Claims\n\n" + claims_table + "\n" + tally;
+  s += compare::render_heading("Claims", compare::TableFormat::markdown) + claims_table + "\n" + tally;
   return s;
 }
 
 /// The index of the experiments folder: one row per folder with a declared figure, its first
-/// figure as a thumbnail (from the declarations only: no run is read).
-std::string index_rows(const fs::path& experiments) {
+/// figure as a thumbnail (from the declarations only: no run is read). `own` is the claims file
+/// of the folder being reproduced, read already.
+std::string index_rows(const fs::path& experiments, const fs::path& folder, const check::ClaimsFile& own) {
   std::vector<fs::path> folders;
   for (const auto& e : fs::directory_iterator(experiments))
     if (e.is_directory() && fs::exists(e.path() / "claims.yaml")) folders.push_back(e.path());
   std::sort(folders.begin(), folders.end());
-  std::string out = "| folder | paper figure | figure |\n|---|---|---|\n";
+  compare::Table table{{"folder", "paper figure", "figure"}, {}};
   for (const auto& d : folders) {
-    const check::ClaimsFile f = as_configuration([&] { return check::read_claims((d / "claims.yaml").string()); });
+    const bool is_own = d.filename() == folder.filename();
+    const check::ClaimsFile other =
+        is_own ? check::ClaimsFile{} : as_configuration([&] { return check::read_claims((d / "claims.yaml").string()); });
+    const check::ClaimsFile& f = is_own ? own : other;
     if (f.figures.empty()) continue;
     const std::string name = d.filename().string();
     std::vector<std::string> refs;
@@ -196,9 +189,9 @@ std::string index_rows(const fs::path& experiments) {
                                  ? fmt::format("<img src=\"{}/{}\" alt=\"{}\" width=\"240\">", name,
                                                f.figures.front().file, figure_alt(f.figures.front()))
                                  : std::string("not drawn yet (no reference runs in results/)");
-    out += fmt::format("| [{}]({}/) | {} | {} |\n", name, name, fmt::join(refs, ", "), cell);
+    table.rows.push_back({fmt::format("[{}]({}/)", name, name), fmt::format("{}", fmt::join(refs, ", ")), cell});
   }
-  return out;
+  return compare::render_table(table, compare::TableFormat::markdown);
 }
 
 /// Prints the diff of `file` against `updated`; with `write`, writes it. Returns true when they differ.
@@ -268,15 +261,13 @@ int reproduce_main(const Args& a) {
   if (set.runs.empty()) throw std::runtime_error(fmt::format("no readable run record under {}", results));
 
   std::vector<check::Outcome> outcomes;
-  int holds = 0, fails = 0;
+  check::Tally counts;
   for (const auto& c : claims.claims) {
     outcomes.push_back(check::evaluate(set, claims, c, ci));
-    holds += outcomes.back().verdict == check::Verdict::holds;
-    fails += outcomes.back().verdict == check::Verdict::fails;
+    counts.add(outcomes.back());
   }
   const std::string table = check::format_outcomes(claims, outcomes, "markdown");
-  const std::string tally = fmt::format("{} claims: {} hold, {} fail, {} other (not measurable, full scale only or measured elsewhere).\n",
-                                        outcomes.size(), holds, fails, outcomes.size() - holds - fails);
+  const std::string tally = counts.line();
   std::cerr << tally;
 
   const fs::path figures = write ? folder : a.has("figures") ? fs::path(a.text("figures")) : fs::path(results) / "figures";
@@ -292,7 +283,7 @@ int reproduce_main(const Args& a) {
   const fs::path readme = folder / "README.md";
   const std::string current = fs::exists(readme, ec) ? read_file(readme.string()) : "";
   const std::string updated = replace_section(
-      current, kBegin, kEnd, readme_section(folder, claims, table, a.has("from") ? a.text("from") : "", ci, tally),
+      current, kSection, readme_section(folder, claims, table, a.has("from") ? a.text("from") : "", ci, tally),
       readme.string());
   bool differs = show_or_write(readme, updated, write);
   // The experiments index: one thumbnail row per folder, when the parent README has its markers.
@@ -300,19 +291,16 @@ int reproduce_main(const Args& a) {
   const fs::path index = parent / "README.md";
   if (fs::exists(index, ec)) {
     const std::string text = read_file(index.string());
-    if (text.find(kIndexBegin) != std::string::npos)
-      differs = show_or_write(index, replace_section(text, kIndexBegin, kIndexEnd, index_rows(parent), index.string()), write) ||
+    if (has_section(text, kIndex))
+      differs = show_or_write(index, replace_section(text, kIndex, index_rows(parent, folder, claims), index.string()), write) ||
                 differs;
   }
   if (!differs) std::cerr << "reproduce: the README section is as committed\n";
   return status;
 }
 
-void results_options(po::options_description&) {}
-
 int results_main(const Args& a) {
-  const std::string src = a.text("src"), dst = a.text("dst");
-  if (src.empty() || dst.empty()) throw UsageError("pack needs SRC and DST: dualgap results pack SRC DST");
+  const std::string src = a.text("src"), dst = a.text("dst");  // both required: parse_args says so
   std::error_code ec;
   if (!fs::exists(src, ec)) throw UsageError(fmt::format("SRC '{}': no such file or folder", printable(src)));
   const std::size_t n = pack_runs(src, dst);

@@ -9,7 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
+#include <fmt/format.h>
+
+#include "data/decompress.hpp"
 #include "data/fetch/registry.hpp"
 #include "dualgap/parse.hpp"
 #include "base/files.hpp"
@@ -131,12 +135,12 @@ Compression detect_compression(std::string_view b) {
   return Compression::none;
 }
 
-std::string decompress(std::string bytes, const std::string& file) {
+std::string decompress(std::string bytes, const std::string& file, std::uintmax_t max_bytes, std::string_view limit) {
   namespace io = boost::iostreams;
   const Compression c = detect_compression(bytes);
   if (c == Compression::none) return bytes;
   std::string out;
-  out.reserve(bytes.size() * 4);
+  out.reserve(std::min<std::uintmax_t>(bytes.size() * 4, max_bytes));
   try {
     io::filtering_istream in;
     if (c == Compression::gzip) in.push(io::gzip_decompressor());
@@ -146,12 +150,19 @@ std::string decompress(std::string bytes, const std::string& file) {
     while (in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
       out.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+      if (out.size() > max_bytes) break;
     }
     if (in.bad()) throw std::runtime_error("stream error");
   } catch (const std::exception& e) {
     throw DataError(file + ": corrupt or truncated " + to_string(c) + " data (" + e.what() + ")");
   }
+  if (out.size() > max_bytes)
+    throw DataError(fmt::format("{}: more than {} bytes once decompressed: larger than {}", file, max_bytes, limit));
   return out;
+}
+
+std::string decompress(std::string bytes, const std::string& file) {
+  return decompress(std::move(bytes), file, std::numeric_limits<std::uintmax_t>::max(), "");
 }
 
 std::string read_data_file(const std::string& path) { return decompress(read_raw_file(path), path); }

@@ -111,10 +111,6 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
     throw std::runtime_error("no saved iterates (run with record: {iterates: final} or all)");
   // Nothing to re-score is a failure of this run, not an evaluation: run.json stays as it is.
   if (saved["saved"].empty()) throw std::runtime_error("iterates.saved is empty: no iterate to re-score");
-  // A packed record is a reference copy: re-scoring writes columns into the record, which only a
-  // run's own run.json takes.
-  if (file.extension() == ".gz")
-    throw std::runtime_error("a packed run record (run.json.gz) is not re-scored in place: re-score the run's run.json");
   check_run_config(checked);
   json run = std::move(checked.doc);
   json cfg = run.at("config");
@@ -207,6 +203,14 @@ RescoreCounts rescore_runs(const RescoreOptions& opt, std::ostream& out) {
   // held from the first of its runs to the end: no run rewrites a run.json while it is re-scored.
   std::map<fs::path, std::unique_ptr<FolderLock>> locks;
   for (auto& f : files) {
+    // A packed record (run.json.gz, `results pack`) is a reference copy without iterates:
+    // re-scoring writes columns into the record, which only a run's own run.json takes. Refused
+    // by its name, before its folder is locked or the record read.
+    if (f.filename() == kRunFileGz) {
+      std::cerr << f.string() << ": a packed run record (run.json.gz) is not re-scored in place: re-score the run's run.json\n";
+      ++counts.failed;
+      continue;
+    }
     const fs::path folder = fs::absolute(f).parent_path().parent_path();
     if (!locks.count(folder))
       locks[folder] = std::make_unique<FolderLock>(folder.string(), FolderLock::Mode::exclusive, opt.wait_lock,

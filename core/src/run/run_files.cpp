@@ -10,15 +10,15 @@
 #include <set>
 #include <stdexcept>
 
-#include <boost/iostreams/device/array.hpp>
-#include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/device/back_inserter.hpp>
+#include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filtering_stream.hpp>
 #include <fmt/format.h>
 
 #include "base/files.hpp"
 #include "base/json_text.hpp"
 #include "base/util.hpp"
+#include "data/decompress.hpp"
 #include "run/recorder.hpp"
 
 namespace fs = std::filesystem;
@@ -42,27 +42,9 @@ std::string read_run_text(const std::string& path) {
   const std::string limit = fmt::format("the {} MB a run record may have", kMaxRunBytes >> 20);
   std::string bytes = read_file(path, kMaxRunBytes, limit);
   if (fs::path(path).extension() != ".gz") return bytes;
-  namespace io = boost::iostreams;
-  std::string out;
-  try {
-    io::filtering_istream in;
-    in.push(io::gzip_decompressor());
-    in.push(io::array_source(bytes.data(), bytes.size()));
-    std::vector<char> buf(1 << 16);
-    while (in) {
-      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      out.append(buf.data(), static_cast<std::size_t>(in.gcount()));
-      // Checked per block, so a small file that inflates without end is stopped at the limit.
-      if (out.size() > kMaxRunBytes)
-        throw FileError(path, fmt::format("more than {} bytes once decompressed: larger than {}", kMaxRunBytes, limit));
-    }
-    if (in.bad()) throw std::runtime_error("stream error");
-  } catch (const FileError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw FileError(path, fmt::format("not a valid gzip file ({})", e.what()));
-  }
-  return out;
+  // decompress() takes any stream by its magic bytes: a .gz record must be gzip, not passed on as text.
+  if (detect_compression(bytes) != Compression::gzip) throw FileError(path, "not a valid gzip file (no gzip header)");
+  return decompress(std::move(bytes), path, kMaxRunBytes, limit);  // a DataError names the file
 }
 
 std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
@@ -77,10 +59,9 @@ std::vector<fs::path> find_run_files(const std::vector<std::string>& inputs) {
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
         if (!it->is_regular_file(ec)) continue;
-        // A folder holding both forms counts once: its plain run.json.
+        // A folder holding both forms counts once: the record run_file_in reads.
         const fs::path& f = it->path();
-        if (f.filename() == kRunFile || (f.filename() == kRunFileGz && !fs::exists(f.parent_path() / kRunFile, ec)))
-          files.push_back(f);
+        if (is_run_file_name(f) && run_file_in(f.parent_path()) == f) files.push_back(f);
       }
     } else {
       throw std::runtime_error(fmt::format("{}: no such file or directory", input));
@@ -548,7 +529,8 @@ std::size_t pack_runs(const std::string& src, const std::string& dst) {
   const fs::path root = fs::is_directory(src) ? fs::path(src) : fs::path(src).parent_path();
   std::vector<std::pair<fs::path, std::string>> packed;
   // Every record is read and checked first: a damaged one stops the pack before any file is
-  // written, so a reference folder is never half old, half new.
+  // written. The files are then written one by one (each atomically): an I/O failure midway
+  // leaves some records written and the others absent, and packing again completes them.
   for (const fs::path& file : find_run_files({src})) {
     RunFile rf = read_run_file(file.string(), CurveMode::document);
     rf.doc["iterates"] = nullptr;
@@ -563,6 +545,19 @@ std::size_t pack_runs(const std::string& src, const std::string& dst) {
     }
     const fs::path rel = file.parent_path().lexically_relative(root);
     packed.emplace_back(fs::path(dst) / rel / kRunFileGz, std::move(gz));
+  }
+  // DST holds no record this pack does not write: a stale reference run (of a solver or repeat
+  // SRC no longer has) would be read beside the new ones by compare, check and reproduce --from.
+  std::error_code ec;
+  if (fs::exists(dst, ec)) {
+    std::set<fs::path> written;
+    for (const auto& entry : packed) written.insert(entry.first.lexically_normal());
+    for (const fs::path& old : find_run_files({dst}))
+      if (!written.count(old.lexically_normal()))
+        throw std::runtime_error(fmt::format(
+            "{}: holds the run record {}, which this pack does not rewrite: pack into an empty or new folder "
+            "(a stale record would be read beside the new ones)",
+            dst, old.string()));
   }
   for (const auto& [path, bytes] : packed) {
     fs::create_directories(path.parent_path());

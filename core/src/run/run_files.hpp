@@ -57,8 +57,8 @@ DUALGAP_API std::filesystem::path run_file_in(const std::filesystem::path& run_d
 DUALGAP_API std::vector<std::filesystem::path> find_run_files(const std::vector<std::string>& inputs);
 
 /// The text of a run record: a regular file of at most kMaxRunBytes; a name ending in .gz is
-/// decompressed as it is read, and refused once the stream passes kMaxRunBytes (a gzip bomb) or
-/// is not valid gzip. Throws FileError / std::runtime_error naming the file.
+/// decompressed as it is read (decompress with a limit), and refused once the stream passes
+/// kMaxRunBytes (a gzip bomb) or is not valid gzip. Throws FileError / DataError naming the file.
 DUALGAP_API std::string read_run_text(const std::string& path);
 
 /// A run.json that is not a valid run record: "FILE: KEY.PATH: expected WHAT, found WHAT".
@@ -94,8 +94,10 @@ DUALGAP_API void check_run_config(const RunFile& run);
 /// Copies every run record under `src` (a results folder, searched recursively) into `dst`, in
 /// the same relative folders, as run.json.gz: the checked document with its curves and without
 /// its iterates (a reference copy reads as the run, but cannot be re-scored). Each file is
-/// written atomically; a damaged record is refused (RunFileError) before anything is written.
-/// Returns the number of records written.
+/// written atomically, one after the other; nothing is written when a record is damaged
+/// (RunFileError) or when DST already holds a run record this pack would not rewrite
+/// (std::runtime_error: a stale one would be read beside the new ones; repacking the same SRC
+/// into the same DST is allowed). Returns the number of records written.
 DUALGAP_API std::size_t pack_runs(const std::string& src, const std::string& dst);
 
 /// The statuses a run.json may record.
