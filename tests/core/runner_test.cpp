@@ -113,7 +113,7 @@ TEST_CASE("validate prints the expanded runs and runs nothing; bad config exits 
   auto v = run_cli("validate " + (dir.path / "exp.yaml").string(), kBrokenPluginsNoSegv);
   CHECK(v.code == 0);
   CHECK(v.output.find("valid; 2 runs") != std::string::npos);
-  CHECK(!fs::exists("results/iso"));
+  CHECK(!fs::exists("runs/iso"));  // run's default --out
   write_text(dir.path / "bad.yaml", experiment("  - {name: ok, plugin: test_solver, params: {behaviour: dance}}\n"));
   auto b = run_cli("validate " + (dir.path / "bad.yaml").string(), kBrokenPluginsNoSegv);
   CHECK(b.code == 2);

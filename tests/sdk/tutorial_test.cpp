@@ -107,8 +107,8 @@ TEST_CASE("tutorial: the commands of docs/writing-an-oracle.md run from scaffold
   // The chain runs, with my_chain and with the built-in chain_viterbi: same model, same seeds,
   // so the same final primal and dual for each solver (the page says so).
   int compared = 0;
-  const fs::path mine = t.path / "work" / "results" / "my-chain-demo";
-  const fs::path theirs = t.path / "work" / "results-builtin" / "my-chain-demo";
+  const fs::path mine = t.path / "work" / "runs" / "my-chain-demo";
+  const fs::path theirs = t.path / "work" / "runs-builtin" / "my-chain-demo";
   REQUIRE(fs::exists(mine));
   for (const auto& e : fs::directory_iterator(mine)) {
     if (!fs::exists(e.path() / "run.json")) continue;

@@ -16,7 +16,7 @@ Positional results(const std::string& what = "run.json files or results folders 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "EXPERIMENT.yaml [options]",
-       "run every solver of an experiment, write results/<name>/<run>/run.json",
+       "run every solver of an experiment, write runs/<name>/<run>/run.json (--out)",
        run_options,
        {{"experiment", "EXPERIMENT.yaml", "an experiment file", true, false, nullptr}},
        "The experiment YAML has: name, data, features, oracle, problem, solvers, stop, record, repeats,\n"

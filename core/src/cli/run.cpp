@@ -170,7 +170,7 @@ int run_locally(const Args& a, const std::vector<RunSpec>& runs, const PluginReg
 void run_options(po::options_description& d) {
   selection_options(d);
   d.add_options()("jobs,j", whole(1, 4096, "the number of runs at once")->default_value(1),
-                  "runs at once (child processes)")("out,o", output_path()->default_value("results"), "results folder")(
+                  "runs at once (child processes)")("out,o", output_path()->default_value("runs"), "results folder (results/ holds the reference runs: results/README.md)")(
       "force", "rerun runs that finished before with the same config hash")(
       "deadline", positive("a limit in seconds"), "hard wall-clock limit per run in seconds (watchdog)")(
       "no-report", "do not write the HTML report")(

@@ -10,7 +10,7 @@
 namespace dualgap {
 
 struct RunnerOptions {
-  std::string out_dir = "results";
+  std::string out_dir = "runs";  // as `dualgap run --out` (results/ is the reference runs')
   int jobs = 1;
   bool force = false;
   bool progress_tty = false;     ///< a live progress line (terminal) instead of plain lines
