@@ -21,12 +21,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kLayoutPython = "/usr/bin/python3";
 
 /// True when python3 is there to measure the figures; else the test is skipped (a failure when
 /// CI is set).
 bool have_python() {
-  if (fs::exists(kPython)) return true;
+  if (fs::exists(kLayoutPython)) return true;
   if (std::getenv("CI")) FAIL_CHECK("/usr/bin/python3 is missing: needed for the figure layout");
   else MESSAGE("SKIPPED: /usr/bin/python3 is missing, the figure layout is not checked (fails when CI is set)");
   return false;
@@ -78,7 +78,7 @@ struct SpecFiles {
 
 /// The output of layout_check.py on the specs, ending with "exit=STATUS".
 std::string layout_check(const std::vector<std::string>& files) {
-  std::string cmd = std::string(kPython) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
+  std::string cmd = std::string(kLayoutPython) + " " DUALGAP_TEST_SOURCE_DIR "/tests/compare/layout_check.py " DUALGAP_TEST_SOURCE_DIR
                     "/core/share/plot_figure.py";
   for (const auto& f : files) cmd += " " + f;
   return run_capture(cmd + " 2>&1; echo exit=$?");
