@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan, line tables for the
-# reports) into ./build-fuzz and runs each for SECONDS (default 60) from its committed seed
-# corpus, new inputs going to a temporary folder, as many at once as there are cores (nproc).
+# Runs each libFuzzer harness of tests/fuzz for SECONDS (default 60) from its committed seed
+# corpus, new inputs going to a temporary folder, as many at once as there are cores (nproc). The
+# harnesses are built in the sanitizer tree ./build-asan (scripts/sanitizer_tree.sh: clang, ASan +
+# UBSan, the coverage counters in the core and the plugins they read with): after
+# scripts/test_asan.sh there is nothing left to build.
 # A crash, a sanitizer report, a timeout or an out-of-memory fails the script, with the input
-# saved as build-fuzz/crash-* (or leak-, timeout-, oom-): turn it into a case of tests/catalog
+# saved as build-asan/crash-* (or leak-, timeout-, oom-): turn it into a case of tests/catalog
 # (a file and a line of cases.tsv), then fix it. Prints executions and coverage per harness.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
@@ -11,18 +13,13 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 jobs=$(nproc 2>/dev/null || echo 2)
-# shellcheck disable=SC2086
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDUALGAP_FUZZ=ON \
-  -DCMAKE_UNITY_BUILD="${DUALGAP_UNITY_BUILD:-ON}" \
-  -DCMAKE_CXX_FLAGS="-gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
-  ${DUALGAP_CMAKE_ARGS:-} >/dev/null
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
   # every harness of tests/fuzz (one fuzz_<name>.cpp each), built as one target in parallel
   harnesses=($(cd tests/fuzz && for f in fuzz_*.cpp; do echo "${f%.cpp}"; done))
-  cmake --build build-fuzz -j"$jobs" --target fuzzers
+  bash scripts/sanitizer_tree.sh --target fuzzers
 else
-  cmake --build build-fuzz -j"$jobs" --target "${harnesses[@]}"
+  bash scripts/sanitizer_tree.sh --target "${harnesses[@]}"
 fi
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -34,12 +31,12 @@ trap 'rm -rf "$work"' EXIT
 fuzz_one() {
   local h=$1
   mkdir -p "$work/$h"
-  (cd build-fuzz && "./tests/fuzz/$h" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+  (cd build-asan && "./tests/fuzz/$h" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
      "$work/$h" "../tests/fuzz/corpus/$h" >"$h.log" 2>&1)
 }
 
 report() {
-  local h=$1 log="build-fuzz/$1.log" runs cov
+  local h=$1 log="build-asan/$1.log" runs cov
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
   echo "fuzz: $h ${seconds}s: $runs executions, $cov, $(find "$work/$h" -type f | wc -l) new corpus inputs"
@@ -51,7 +48,7 @@ finish_oldest() {
   local h=${running[0]%%:*} pid=${running[0]#*:}
   running=("${running[@]:1}")
   if wait "$pid"; then report "$h"; else
-    echo "fuzz: $h FAILED (see build-fuzz/$h.log)"; tail -40 "build-fuzz/$h.log"; failed+=("$h")
+    echo "fuzz: $h FAILED (see build-asan/$h.log)"; tail -40 "build-asan/$h.log"; failed+=("$h")
   fi
 }
 for h in "${harnesses[@]}"; do

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: a second
-# build tree, ./build-asan (-DDUALGAP_SANITIZE=ON: the core, every plugin, the tests and the SDK
-# it installs for the SDK group), any report stops the process (halt_on_error) and fails its test.
-# Leak checking is off: this check is about memory errors and undefined behaviour, not leaks.
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in the sanitizer tree
+# ./build-asan (scripts/sanitizer_tree.sh: clang, the core, every plugin, the tests and the SDK
+# it installs for the SDK group, and the fuzz harnesses): any report stops the process
+# (halt_on_error) and fails its test. Leak checking is off: this check is about memory errors and
+# undefined behaviour, not leaks.
 #
 # CI time (.ci/run, 2 cores, must stay under 45 minutes with the Release suite and the fuzzers):
-# the tree compiles at -O1 (CMakeLists.txt, DUALGAP_SANITIZE) without debug information (reports
-# still name the functions), as a unity build (scripts/build.sh) and without the benchmarks.
 # Every test group runs, three of them cut to the cases whose verdict is about this build
 # (the table `cut` below); the performance ledger is not built in this tree (its counts cannot
 # change under the sanitizers; CMakeLists.txt).
@@ -29,10 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-# shellcheck disable=SC2086
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DDUALGAP_SANITIZE=ON -DDUALGAP_BUILD_BENCH=OFF \
-  -DCMAKE_UNITY_BUILD="${DUALGAP_UNITY_BUILD:-ON}" ${DUALGAP_CMAKE_ARGS:-} >/dev/null
-cmake --build build-asan -j"$jobs"
+bash scripts/sanitizer_tree.sh
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cd build-asan

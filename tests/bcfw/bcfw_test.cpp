@@ -99,7 +99,8 @@ TEST_CASE("all four variants reach the optimum of the independent QP") {
       {json{{"sample", "uniform"}}, 1e-3},
   };
   for (const auto& [v, tol] : variants) {
-    CAPTURE(v.dump());
+    const std::string params = v.dump();  // (clang 14 captures no structured binding)
+    CAPTURE(params);
     OracleCounters c;
     auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-6, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);
@@ -188,7 +189,8 @@ TEST_CASE("any StructuredOracle: brute-force chain oracle with transitions and a
       {json{{"multiplane", true}, {"auto_rule", false}, {"M", 50}, {"T", 1000}}, 1e-4},
   };
   for (const auto& [v, tol] : variants) {
-    CAPTURE(v.dump());
+    const std::string params = v.dump();  // (clang 14 captures no structured binding)
+    CAPTURE(params);
     OracleCounters c;
     auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);
@@ -274,7 +276,8 @@ TEST_CASE("approximate calls that compute only the scores they read give the sam
   for (const auto& [data, oracle] : problems) {
     for (const auto& v : variants) {
       CAPTURE(v.dump());
-      CAPTURE(data->train.num_units());
+      const auto units = data->train.num_units();  // (clang 14 captures no structured binding)
+      CAPTURE(units);
       json sj = v, fj = v;
       sj["approx_scores"] = "support";
       fj["approx_scores"] = "full";
@@ -319,7 +322,8 @@ TEST_CASE("graph cut with a Potts constant: dense blocks and marginal tables rea
       {json{{"multiplane", true}}, false, 3e-3},
   };
   for (const auto& [v, same_path, tol] : variants) {
-    CAPTURE(v.dump());
+    const std::string params = v.dump();  // (clang 14 captures no structured binding)
+    CAPTURE(params);
     json mj = v, dj = v;
     mj["blocks"] = "marginals";
     dj["blocks"] = "dense";
@@ -377,7 +381,8 @@ TEST_CASE("inner steps and gap sampling reach the optimum of the independent QP 
       {json{{"sample", "gap"}, {"averaging", true}}, 1e-3},
   };
   for (const auto& [v, tol] : variants) {
-    CAPTURE(v.dump());
+    const std::string params = v.dump();  // (clang 14 captures no structured binding)
+    CAPTURE(params);
     OracleCounters c;
     auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-7, &c, 10);
     check_primal_ge_dual(*rec, 1e-12);

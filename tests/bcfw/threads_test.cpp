@@ -184,7 +184,8 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
         {json{{"threads", 2}, {"batch", 4}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-4},
     };
     for (const auto& [v, tol] : variants) {
-      CAPTURE(v.dump());
+      const std::string params = v.dump();  // (clang 14 captures no structured binding)
+      CAPTURE(params);
       OracleCounters c;
       auto rec = run_bcfw(data, *oracle, lambda, v, 5000, 1e-6, &c, 10, 1, factory);
       check_primal_ge_dual(*rec);
@@ -208,7 +209,8 @@ TEST_CASE("threads: mini-batch steps reach the optimum of the independent QP, pr
         {json{{"batch", 3}, {"batch_step", "sequential"}, {"multiplane", true}}, 1e-3},
     };
     for (const auto& [v, tol] : variants) {
-      CAPTURE(v.dump());
+      const std::string params = v.dump();  // (clang 14 captures no structured binding)
+      CAPTURE(params);
       OracleCounters c;
       auto rec = run_bcfw(data, oracle, lambda, v, 4000, 1e-7, &c, 10);
       check_primal_ge_dual(*rec);

@@ -564,7 +564,8 @@ TEST_CASE("boosting objective: recorded primal and dual equal a recomputation fr
       {"multiboost", json::object()},
   };
   for (const auto& [plugin, params] : cases) {
-    INFO(plugin << " " << params.dump());
+    const std::string shown = plugin + " " + params.dump();  // (clang 14 captures no structured binding)
+    INFO(shown);
     auto oracle = test::make<WeakLearnerOracle>(Kind::oracle, "stumps");
     OracleCounters counters;
     oracle->attach_counters(&counters);

@@ -62,7 +62,8 @@ TEST_CASE("a solver that reports false numbers by every means the API leaves ope
                                                    {"shape", "entries; the oracle's joint feature map has"}};
   for (auto& [name, message] : why) {
     auto j = read_json(dir.path / "res" / "liars" / (name + "__r0") / "run.json");
-    INFO(name << ": " << j["message"]);
+    const std::string& run = name;  // (clang 14 captures no structured binding)
+    INFO(run << ": " << j["message"]);
     CHECK(j["status"] == "failed");
     CHECK(j["message"].get<std::string>().find(message) != std::string::npos);
     // The one recorded row is the core's score of w = 0: P(0) = mean max_y Delta = 1, D = 0.

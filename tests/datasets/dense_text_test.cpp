@@ -109,7 +109,8 @@ TEST_CASE("dense_text header: auto: a first line of numbers with one bad value i
   };
   const std::string rest = "2,1,2,3\n1,2,0,1\n2,0,1,1\n";
   // The same bad row gives the same message on line 1 as on line 2.
-  for (const auto& [row, message] : std::vector<std::pair<std::string, std::string>>{
+  // (a pair, not a structured binding: clang 14 refuses one in CHECK_MESSAGE's lambda)
+  for (const auto& bad : std::vector<std::pair<std::string, std::string>>{
            {"1,nan,2,3", "non-finite value 'nan' in column 1"},
            {"1,,2,3", "empty value in column 1 (missing values are not supported)"},
            {"1,0.5,O.3,2", "non-numeric value 'O.3' in column 2"},
@@ -118,6 +119,7 @@ TEST_CASE("dense_text header: auto: a first line of numbers with one bad value i
            {"1,2,3", "expected 3 features, found 2"},
            {"1,2,3,4,5", "expected 3 features, found 4"},
            {"1,2,3,4,", "expected 3 features, found 4 (4 columns with the label, found 5) (the line ends with a separator)"}}) {
+    const std::string &row = bad.first, &message = bad.second;
     CHECK_MESSAGE(err("first.csv", row + "\n" + rest).find("first.csv:1: " + message) != std::string::npos, row);
     CHECK_MESSAGE(err("second.csv", "2,1,2,3\n" + row + "\n" + rest).find("second.csv:2: " + message) != std::string::npos, row);
   }

@@ -58,11 +58,13 @@ struct Sdk {
   }
   /// Whether the installed CLI implements a command (the lead's CLI lands in steps).
   bool has_command(const std::string& cmd) const { return cli(cmd + " --help").status == 0; }
-  /// Configures and builds an out-of-tree project against this prefix.
+  /// Configures and builds an out-of-tree project against this prefix, with the compiler that
+  /// built the core: in the sanitizer tree (clang) a plugin built by another compiler would bring
+  /// that compiler's sanitizer runtime, which cannot share a process with the core's.
   Result build(const fs::path& src, const fs::path& bin, const std::string& target = "") const {
     auto r = sh(std::string(DUALGAP_TEST_CMAKE) + " -S " + q(src) + " -B " + q(bin) +
                 " -DCMAKE_PREFIX_PATH=" + q(prefix) + " -DCMAKE_BUILD_TYPE=" +
-                DUALGAP_TEST_BUILD_TYPE);
+                DUALGAP_TEST_BUILD_TYPE + " -DCMAKE_CXX_COMPILER=" + q(DUALGAP_TEST_CXX));
     if (r.status != 0) return r;
     auto b = sh(std::string(DUALGAP_TEST_CMAKE) + " --build " + q(bin) + " -j2" +
                 (target.empty() ? "" : " --target " + target));
