@@ -4,6 +4,11 @@
 //   binary cache: load MB/s of the cache file (hit path, including the source checksum) and
 //   in-memory deserialization MB/s. Best of R repetitions (R = 5, or argv[1]).
 // Usage: dataset_bench [repeats]   (needs DUALGAP_DATA)
+//        dataset_bench --parse PLUGIN REPEATS FILE...
+//   the second form: the plugin's load() of each plain-text FILE (cache off), REPEATS times, one
+//   line per file with the text's MB, the examples and features read, and the median [min, max]
+//   wall and thread-CPU seconds and MB/s (bench/scale/parse.sh sets it beside LIBLINEAR's
+//   read_problem on the same files).
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -11,6 +16,10 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "data/cache.hpp"
 #include "data/options.hpp"
@@ -118,9 +127,57 @@ struct Bench {
   }
 };
 
+/// Median, min and max of a sample (3 repeats: the middle one and the range).
+struct Spread {
+  double median, min, max;
+};
+
+Spread spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+/// dataset_bench --parse PLUGIN REPEATS FILE...
+int parse_only(Bench& b, const std::string& plugin, int reps, const std::vector<std::string>& files) {
+  std::printf("file\tMB\texamples\tfeatures\twall_median\twall_min\twall_max\tcpu_median\tcpu_min\tcpu_max\n");
+  for (const std::string& file : files) {
+    const double mb = static_cast<double>(fs::file_size(file)) / 1e6;
+    json p = json::object();
+    p["train"] = file;
+    p["cache"] = false;
+    std::vector<double> wall, cpu;
+    Data d;
+    for (int r = 0; r < reps; ++r) {
+      d = Data{};  // the previous copy freed before the clock starts
+      const double t0 = now_s(), c0 = cpu_s();
+      d = b.load(plugin, p, "");
+      wall.push_back(now_s() - t0);
+      cpu.push_back(cpu_s() - c0);
+    }
+    const Spread w = spread(wall), c = spread(cpu);
+    std::printf("%s\t%.1f\t%zu\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", file.c_str(), mb, d.train.num_examples(),
+                static_cast<long long>(d.train.num_features()), w.median, w.min, w.max, c.median, c.min, c.max);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--parse") {
+    if (argc < 5) {
+      std::fprintf(stderr, "usage: dataset_bench --parse PLUGIN REPEATS FILE...\n");
+      return 2;
+    }
+    Bench b;
+    b.reg.scan({DUALGAP_PLUGIN_DIR});
+    try {
+      return parse_only(b, argv[2], std::max(1, std::atoi(argv[3])), std::vector<std::string>(argv + 4, argv + argc));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "dataset_bench: %s\n", e.what());
+      return 1;
+    }
+  }
   const char* root = std::getenv("DUALGAP_DATA");
   if (!root || !*root) {
     std::fprintf(stderr, "dataset_bench: set DUALGAP_DATA to the shared data folder (shared/data)\n");
