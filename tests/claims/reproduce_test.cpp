@@ -142,6 +142,29 @@ TEST_CASE("figures: a raw column a declaration names must be a column of the run
   CHECK(spec["panels"][1]["log_y"] == true);
 }
 
+TEST_CASE("figures: a figure of task measures draws the runs of different objectives on the same data in one panel") {
+  test::TempDir dir;
+  // MP and B minimise different objectives on the same data (as AdaBoost.MH and CW do).
+  for (const auto& [s, objective] : std::vector<std::pair<std::string, std::string>>{{"MP", "o1"}, {"B", "o2"}}) {
+    json run = make_run(s, 0, 0.5);
+    run["objective_key"] = objective;
+    fs::create_directories(dir.path / "results" / "e" / run["run_id"].get<std::string>());
+    std::ofstream(dir.path / "results" / "e" / run["run_id"].get<std::string>() / "run.json") << run.dump();
+  }
+  const auto set = compare::load_runs({(dir.path / "results").string()});
+  REQUIRE(set.problems.size() == 2);  // compare keeps the objectives apart
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead << "figures:\n  - {file: f.png, ref: R, x: passes, panels: [{y: test_error, paper: a, ours: b}]}\n"
+                   << "  - {file: g.png, ref: R, x: passes, panels: [{y: test_error, paper: a, ours: b}, {y: primal, paper: a, ours: b}]}\n";
+  const auto f = check::read_claims(p.string());
+  const compare::RunSet task = check::figure_runs(set, f, f.figures[0]);
+  CHECK(task.problems.size() == 1);
+  CHECK(task.problems[0].runs.size() == 2);
+  CHECK(check::declared_figure_spec(task, f.figures[0], compare::Options{})["panels"].size() == 1);
+  // With an objective's value among the panels, each objective is its own problem.
+  CHECK(check::figure_runs(set, f, f.figures[1]).problems.size() == 2);
+}
+
 TEST_CASE("packed runs: compare, check and status read run.json.gz as they read run.json") {
   test::TempDir dir;
   const fs::path plain = dir.path / "plain", packed = dir.path / "packed";

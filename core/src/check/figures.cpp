@@ -42,6 +42,16 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
       throw std::runtime_error(fmt::format("{}: figure '{}': '{}' is neither a series of compare nor a column of these runs",
                                            line, figure.file, name));
   }
+  // A figure of task measures only (test error, train error, task loss: the same quantity
+  // whatever objective a solver minimises) draws every run on the same data in one panel, as the
+  // papers do (each boosting variant minimises its own loss, and compare keeps objectives apart);
+  // a panel of an objective's value, or of a raw column, keeps them apart.
+  const bool task_measures_only = std::all_of(figure.panels.begin(), figure.panels.end(), [](const FigurePanel& p) {
+    const compare::SeriesDef* s = compare::find_series(p.y);
+    return s && !s->needs_objective;
+  });
+  if (task_measures_only)
+    for (auto& r : out.runs) r.problem_key = r.data_key;
   compare::group_runs(out);
   if (!figure.solvers.empty()) {
     compare::Selection sel;
