@@ -88,14 +88,7 @@ def draw_panel(ax, panel, styles, look, band):
         ys.extend(med[ok_med])
         xs.extend(x[ok_med])
     if panel["log_y"]:
-        ax.set_yscale("log")
-        pos = [v for v in ys if v > 0]
-        if pos:
-            lim = decade_limits(min(pos), max(pos))
-            if lim:
-                ax.set_ylim(*lim)
-        ax.yaxis.set_major_formatter(power_formatter(10))
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        log_y_axis(ax, ys)
     if panel["log_x"]:
         base = panel.get("log_base_x", 10)
         ax.set_xscale("log", base=base)
@@ -118,6 +111,86 @@ def draw_panel(ax, panel, styles, look, band):
     if not drawn:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.5")
     return drawn
+
+
+def log_y_axis(ax, ys):
+    """A log y axis labelled 10\u207b\u00b3, with at least two labelled decades around `ys`."""
+    ax.set_yscale("log")
+    pos = [v for v in ys if v > 0]
+    if pos:
+        lim = decade_limits(min(pos), max(pos))
+        if lim:
+            ax.set_ylim(*lim)
+    ax.yaxis.set_major_formatter(power_formatter(10))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def draw_strip(ax, panel, styles, look):
+    """A strip plot: one point per run at the spec's x (series position + offset), a bar at the
+    median; the series named on the x axis."""
+    ax.grid(True, axis="y", which="major", alpha=0.25, linewidth=0.5)
+    cats = panel["categories"]
+    drawn, ys = [], []
+    for s in panel["series"]:
+        color, marker = styles[s["label"]]
+        x, y = arr(s["x"]), arr(s["values"])
+        ok = ~np.isnan(y)
+        if panel["log_y"]:
+            ok &= y > 0
+        if not ok.any():
+            continue
+        ax.scatter(x[ok], y[ok], s=look["ms"] ** 2, color=color, marker=marker, alpha=0.75, linewidths=0, zorder=2)
+        m = s.get("median")
+        if m is not None and (m > 0 or not panel["log_y"]):
+            c = s["position"]
+            half = panel["median_half_width"]
+            ax.hlines(m, c - half, c + half, color=color,
+                      linewidth=look["lw"] * 1.6, zorder=3)
+        drawn.append(s["label"])
+        ys.extend(y[ok])
+    ax.set_xlim(-0.6, len(cats) - 0.4)
+    ax.set_xticks(range(len(cats)))
+    ax.set_xticklabels(cats)
+    ax.tick_params(axis="x", length=0)
+    if panel["log_y"]:
+        log_y_axis(ax, ys)
+    ax.set_ylabel(panel["ylabel"])
+    if panel.get("xlabel"):
+        ax.set_xlabel(panel["xlabel"])
+    if panel.get("title"):
+        ax.set_title(panel["title"], fontsize="medium")
+    if not drawn:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.5")
+    return drawn
+
+
+def fit_categories(ax, renderer, font, em):
+    """The x tick labels of a strip panel side by side when each fits its slot, else turned
+    upright and wrapped to 40 % of the panel's grid cell (the cell, not the axes: the axes shrink
+    as the labels grow, and a room measured on them would cut the labels smaller each round).
+    Returns True when it changed them."""
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    if not any(labels):
+        return False
+    box = ax.get_window_extent(renderer)
+    size = ax.get_xticklabels()[0].get_fontsize()
+    slot = box.width / len(labels)
+    upright = ax.get_xticklabels()[0].get_rotation() == 90
+    widest = max(text_width(renderer, line, size) for label in labels for line in label.split("\n"))
+    if upright:
+        cell = ax.get_subplotspec().get_position(ax.figure)
+        room = max(0.4 * cell.height * ax.figure.bbox.height, 4 * em)
+        if widest <= room:
+            return False
+        fitted = [wrap(renderer, label.replace("\n", " "), room, size) for label in labels]
+        if fitted == labels:
+            return False
+        ax.set_xticks(range(len(labels)), fitted)
+        return True
+    if widest <= 0.92 * slot:
+        return False
+    ax.tick_params(axis="x", labelrotation=90)  # kept by every later draw, unlike a Text's own
+    return True
 
 
 def open_arg(arg, mode, **kw):
@@ -240,9 +313,11 @@ def build_figure(spec, scale=1.0):
 
     styles = {s["label"]: (s["color"], s["marker"]) for s in spec["series"]}
     # The legend: as many columns as the figure's width holds, measured on the labels.
+    # Strip plots name their series on the x axis and have no legend (spec "legend": false).
     drawable = [s["label"] for s in spec["series"]
-                if any(any(v is not None for v in (p.get("median") or [])) for panel in panels
-                       for p in panel["series"] if p["label"] == s["label"])]
+                if spec.get("legend", True)
+                and any(any(v is not None for v in (p.get("median") or [])) for panel in panels
+                        for p in panel["series"] if p["label"] == s["label"])]
     em = font * 0.9 * dpi / 72
     entry = max([text_width(renderer, l, font * 0.9) for l in drawable] or [0]) + (2.2 + 0.8) * em
     ncol = max(1, min(len(drawable), int((width * dpi * 0.96 + 1.2 * em) // (entry + 1.2 * em)))) if drawable else 1
@@ -266,9 +341,12 @@ def build_figure(spec, scale=1.0):
     present, axes = set(), []
     for i, panel in enumerate(panels):
         ax = fig.add_subplot(grid[1 + i // cols, i % cols])
-        present.update(draw_panel(ax, panel, styles, look, spec.get("band", "minmax")))
+        if panel.get("kind") == "strip":
+            present.update(draw_strip(ax, panel, styles, look))
+        else:
+            present.update(draw_panel(ax, panel, styles, look, spec.get("band", "minmax")))
         axes.append((ax, panel))
-    order = [s["label"] for s in spec["series"] if s["label"] in present]
+    order = [s["label"] for s in spec["series"] if s["label"] in present and spec.get("legend", True)]
     lax = None
     if order:
         lax = fig.add_subplot(grid[0, :])
@@ -301,6 +379,8 @@ def build_figure(spec, scale=1.0):
                     if fitted != current:
                         text.set_text(fitted)
                         changed = True
+            if panel.get("kind") == "strip" and fit_categories(ax, renderer, font, em):
+                changed = True
         if lax is not None:
             need, have = lax.get_legend().get_window_extent(renderer).height, lax.get_window_extent(renderer).height
             if need > have * 1.02:

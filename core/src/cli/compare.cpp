@@ -169,6 +169,11 @@ void write_outputs(const Args& a, const RunSet& set, json& tables, const Options
     prof = compute_profile(set, profile, options);
     tables["profile"] = profile_json(*prof);
   }
+  std::optional<json> finals;
+  if (a.has("finals")) {
+    finals = finals_json(tables, comma_names(a.text("metrics")));
+    tables["finals"] = *finals;
+  }
   const bool any_output = !html.empty() || !figure.empty() || !json_out.empty() || !csv.empty() || want_profile;
   if (a.has("table") || !any_output) std::cout << format_tables(tables, format);
   if (want_profile) std::cout << format_profile(*prof, format);
@@ -186,6 +191,8 @@ void write_outputs(const Args& a, const RunSet& set, json& tables, const Options
     h.x = x;
     h.y = y;
     h.eps = a.get<std::vector<double>>("eps");
+    h.profile = prof;  // the numbers --profile printed, when asked for
+    h.profile_tol = a.get<double>("profile-tol");
     if (!a.has("no-claims")) {
       h.verdicts = report_verdicts(set, a.list("claims"), a.text("claims-scale") == "ci");
       h.verdicts_scale = a.text("claims-scale");
@@ -195,7 +202,10 @@ void write_outputs(const Args& a, const RunSet& set, json& tables, const Options
   }
   if (!figure.empty()) {
     const FigureOptions fig = figure_options(a);
-    write_figure(want_profile ? profile_figure_spec(set, *prof, fig) : figure_spec(set, fig, options), figure);
+    write_figure(want_profile ? profile_figure_spec(set, *prof, fig)
+                 : finals     ? finals_figure_spec(set, *finals, fig)
+                              : figure_spec(set, fig, options),
+                 figure);
     std::cerr << "wrote " << figure << "\n";
   }
 }
@@ -237,9 +247,10 @@ void compare_options(po::options_description& d) {
        "full, or ci: claims marked 'scale: full' are shown as such and not evaluated (as dualgap check --scale)")
       ("no-claims", "no claims section in the HTML report")
       ("figure", text_if(figure_name, "a file name ending in .png, .pdf or .svg"),
-       "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile)")
+       "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile, the final values with --finals)")
       ("metrics", po::value<std::string>(), "figure metrics, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
-                                            " rel_objective,test_error without a certified dual)")
+                                            " rel_objective,test_error without a certified dual; with --finals: the "
+                                            "measured y, gap, test_error, time)")
       ("panels", choice({"metric", "problem"}),
        "metric: a row per problem, a panel per metric; problem: a panel per problem (and metric) in a grid")
       ("style", choice({"paper", "slides", "screen"}), "figure style: paper, slides or screen")
@@ -250,7 +261,9 @@ void compare_options(po::options_description& d) {
       ("band", choice({"minmax", "iqr", "none"}), "band around the median: minmax, iqr or none")
       ("profile", "performance and data profiles over all problems: summary table (and --figure draws them)")
       ("profile-tol", positive()->default_value(1e-3),
-       "a problem is solved when the measured y (at --levels) reaches this")
+       "a problem is solved when the measured y (at --levels) reaches this (--profile and the HTML report's profiles)")
+      ("finals", "final values over repeats: --figure draws them as strip plots (a point per run, a bar at the "
+                 "median; per problem the measured y, gap, test error and time, or --metrics), --json adds them")
       ("solver", po::value<std::vector<std::string>>()->composing(),
        "keep series whose label or solver name matches GLOB (repeatable)")
       ("problem", po::value<std::vector<std::string>>()->composing(),
@@ -265,6 +278,12 @@ void compare_options(po::options_description& d) {
 
 int compare_main(const Args& a) {
   if (a.has("figure")) check_figure_folder(a.text("figure"));
+  // --profile and --finals each choose what the one --figure draws
+  if (a.has("finals") && a.has("profile") && a.has("figure"))
+    throw UsageError("--figure draws either the profiles (--profile) or the final values (--finals), not both: "
+                     "give one of them, or run compare twice");
+  if (a.has("finals") && !a.has("figure") && !a.has("json"))
+    throw UsageError("--finals draws the final values with --figure FILE or writes them with --json: give one of them");
   Options options;
   options.oracle_cost = a.get<double>("oracle-cost");
   options.grid_points = a.get<int>("grid-points");

@@ -161,71 +161,60 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
   return spec;
 }
 
+json finals_figure_spec(const RunSet& set, const json& finals, const FigureOptions& figure) {
+  json spec = base_spec(set, figure);
+  spec["legend"] = false;  // each strip is named on its x axis
+  std::vector<std::string> notes;
+  for (const Problem& p : set.problems) {
+    if (p.approximate) notes.push_back("Approximate primal/dual (" + p.label + "): bounds not certified.");
+    if (!p.note.empty()) notes.push_back(p.note);
+  }
+  for (const auto& n : finals["notes"]) notes.push_back(n.get<std::string>());
+  const json& problems = finals["problems"];
+  std::vector<std::pair<std::size_t, std::size_t>> cells;  // (problem, panel)
+  for (std::size_t pi = 0; pi < problems.size(); ++pi)
+    for (std::size_t k = 0; k < problems[pi]["panels"].size(); ++k) cells.emplace_back(pi, k);
+  if (figure.panels == "problem") {
+    // quantity-major: all problems of the first quantity, then the next
+    std::stable_sort(cells.begin(), cells.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    spec["columns"] = figure.columns > 0 ? figure.columns : static_cast<int>(std::min<std::size_t>(3, problems.size()));
+  } else {
+    spec["columns"] = figure.columns > 0 ? figure.columns : static_cast<int>(std::max<std::size_t>(1, finals["quantities"].size()));
+  }
+  const bool several = problems.size() > 1;
+  json panels = json::array();
+  for (const auto& [pi, k] : cells) {
+    const json& fp = problems[pi]["panels"][k];
+    json series = json::array();
+    for (const auto& s : fp["series"]) {
+      json x = json::array();
+      for (const auto& o : s["offsets"]) x.push_back(s["position"].get<double>() + o.get<double>());
+      series.push_back({{"label", s["label"]}, {"position", s["position"]}, {"x", x}, {"values", s["values"]},
+                        {"median", s["median"]}});
+    }
+    const std::size_t set_problem = pi;
+    const bool approximate = set_problem < set.problems.size() && set.problems[set_problem].approximate;
+    panels.push_back({{"kind", "strip"},
+                      {"title", several ? problems[pi]["label"].get<std::string>() + (approximate ? "  [approximate]" : "")
+                                        : std::string()},
+                      {"xlabel", ""},
+                      {"ylabel", fp["label"]},
+                      {"log_x", false},
+                      {"log_y", fp["log_y"]},
+                      {"categories", problems[pi]["categories"]},
+                      {"median_half_width", finals["median_half_width"]},
+                      {"series", std::move(series)}});
+  }
+  spec["panels"] = std::move(panels);
+  spec["notes"] = notes;
+  return spec;
+}
+
 json profile_figure_spec(const RunSet& set, const Profile& pr, const FigureOptions& figure) {
   json spec = base_spec(set, figure);
   spec["columns"] = figure.columns > 0 ? figure.columns : 2;
-  json perf = {{"title", ""},
-               {"xlabel", "performance ratio tau (" + pr.measure + " / best solver's)"},
-               {"ylabel", "fraction of problems solved"},
-               {"log_x", true},
-               {"log_base_x", 2},
-               {"log_y", false},
-               {"steps", true},
-               {"ylim", {0, 1.02}},
-               {"series", json::array()}};
-  json data = perf;
-  data["xlabel"] = axis_label(pr.measure);
-  data["log_base_x"] = 10;
-  data["log_x"] = true;
-  const json j = profile_json(pr);
-  double max_tau = 2, max_alpha = 0, min_alpha = INFINITY;
-  for (const auto& s : j["solvers"]) {
-    for (double t : s["performance_profile"]["tau"]) max_tau = std::max(max_tau, t * 1.5);
-    for (double a : s["data_profile"]["alpha"]) {
-      max_alpha = std::max(max_alpha, a * 1.5);
-      if (a > 0) min_alpha = std::min(min_alpha, a);
-    }
-  }
-  if (!std::isfinite(min_alpha)) min_alpha = 1;
-  if (!(max_alpha > min_alpha)) max_alpha = min_alpha * 10;
-  std::vector<std::string> unsolved;
-  for (const auto& s : j["solvers"]) {
-    // A solver that solved nothing is a line at 0 in both panels, and several such lines lie on
-    // top of each other: they are named in the caption instead.
-    if (s["solved"].get<int>() == 0) {
-      unsolved.push_back(s["solver"].get<std::string>());
-      continue;
-    }
-    // start at (1, 0) / (min, 0) and hold the last value to the right end, as steps
-    json tx = {1.0}, ty = {0.0}, ax = {min_alpha / 1.5}, ay = {0.0};
-    const auto& pp = s["performance_profile"];
-    for (std::size_t i = 0; i < pp["tau"].size(); ++i) {
-      if (pp["tau"][i].get<double>() == 1.0) ty[0] = pp["rho"][i];
-      else {
-        tx.push_back(pp["tau"][i]);
-        ty.push_back(pp["rho"][i]);
-      }
-    }
-    tx.push_back(max_tau);
-    ty.push_back(ty.back());
-    const auto& dp = s["data_profile"];
-    for (std::size_t i = 0; i < dp["alpha"].size(); ++i) {
-      ax.push_back(std::max(dp["alpha"][i].get<double>(), min_alpha / 1.5));
-      ay.push_back(dp["d"][i]);
-    }
-    ax.push_back(max_alpha);
-    ay.push_back(ay.back());
-    perf["series"].push_back({{"label", s["solver"]}, {"x", tx}, {"median", ty}, {"lo", nullptr}, {"hi", nullptr}});
-    data["series"].push_back({{"label", s["solver"]}, {"x", ax}, {"median", ay}, {"lo", nullptr}, {"hi", nullptr}});
-  }
-  perf["title"] = "performance profile";
-  data["title"] = "data profile";
-  spec["panels"] = json::array({perf, data});
-  const std::size_t n = pr.problems.size();
-  spec["notes"] = json::array({fmt::format("{} problem{}; solved: {} (median over repeats); unsolved problems never count.",
-                                           n, n == 1 ? "" : "s", pr.solved_text())});
-  if (!unsolved.empty())
-    spec["notes"].push_back(fmt::format("{} solved no problem (not drawn).", fmt::join(unsolved, ", ")));
+  spec["panels"] = profile_panels(pr);
+  spec["notes"] = pr.notes();
   return spec;
 }
 

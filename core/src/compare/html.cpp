@@ -175,12 +175,18 @@ const char* kScript = R"JS(
   var SUP = {'-': '\u207b', '0': '\u2070', '1': '\u00b9', '2': '\u00b2', '3': '\u00b3', '4': '\u2074',
              '5': '\u2075', '6': '\u2076', '7': '\u2077', '8': '\u2078', '9': '\u2079'};
   function pow10(e) { return '10' + String(e).split('').map(function (c) { return SUP[c]; }).join(''); }
-  // One format for every label: decades as 10^k; on a log axis spanning fewer than two decades,
-  // 2x and 5x ticks are labelled as well, so at least two labels are always shown.
-  function logValues(pi, which) {
+  function powb(b, e) { return String(b) + String(e).split('').map(function (c) { return SUP[c]; }).join(''); }
+  // One format for every label: the powers as 10^k (2^k on the profiles' base-2 axis); on a
+  // base-10 axis spanning fewer than two decades, 2x and 5x ticks are labelled as well, so at least
+  // two labels are always shown. `box` gets the labels drawn (data-xticks, data-yticks).
+  function logValues(box, which, base) {
+    base = base || 10;
     return function (u, splits) {
-      var lo = Infinity, hi = -Infinity;
-      splits.forEach(function (v) { if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); } });
+      if (base !== 10) {
+        var o2 = splits.map(function (v) { var e = Math.log(v) / Math.log(base); return Math.abs(e - Math.round(e)) < 1e-9 ? powb(base, Math.round(e)) : ''; });
+        box.setAttribute('data-' + which + 'ticks', o2.filter(Boolean).join(' '));
+        return o2;
+      }
       var decades = splits.filter(function (v) { var e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; }).length;
       var out = splits.map(function (v) {
         var e = Math.floor(Math.log10(v) + 1e-9), m = Math.round(v / Math.pow(10, e));
@@ -189,16 +195,90 @@ const char* kScript = R"JS(
         if (decades < 2 && (m === 2 || m === 5)) return m + '\u00d7' + pow10(e);
         return '';
       });
-      document.getElementById('plot-' + pi).setAttribute('data-' + which + 'ticks', out.filter(Boolean).join(' '));
+      box.setAttribute('data-' + which + 'ticks', out.filter(Boolean).join(' '));
       return out;
     };
   }
-  function linValues(pi, which) {
+  function linValues(box, which) {
     return function (u, splits) {
       var out = splits.map(function (v) { return v == null ? '' : String(+v.toPrecision(6)); });
-      document.getElementById('plot-' + pi).setAttribute('data-' + which + 'ticks', out.join(' '));
+      box.setAttribute('data-' + which + 'ticks', out.join(' '));
       return out;
     };
+  }
+  function sortedUnique(xs) {
+    xs.sort(function (a, b) { return a - b; });
+    return xs.filter(function (v, i) { return i === 0 || v !== xs[i - 1]; });
+  }
+  function colorOf(n) { return D.colors[D.solvers.indexOf(n)]; }
+  function widthOf(box, least) { return Math.max(least, box.clientWidth || (document.body.clientWidth - 40) / 2); }
+  // A profile panel (profile_panels: per solver a step line x / median). uPlot wants one x for
+  // all series: the union of the breakpoints, each line read as the step function it is.
+  function buildProfile(k) {
+    var box = document.getElementById('profile-' + k);
+    if (!box || !D.profile) return null;
+    box.innerHTML = '';
+    var P = D.profile.panels[k];
+    var lines = P.series.filter(function (s) { return !state.hidden[s.label]; });
+    box.setAttribute('data-lines', String(lines.length));
+    if (lines.length === 0) { box.textContent = 'No solver shown solved a problem.'; return null; }
+    var xs = [];
+    lines.forEach(function (s) { xs = xs.concat(s.x); });
+    xs = sortedUnique(xs);
+    var stepped = uPlot.paths.stepped({align: 1});
+    var data = [xs], series = [{label: P.xlabel, value: fmtValue}];
+    lines.forEach(function (s) {
+      data.push(xs.map(function (x) { var v = null; for (var i = 0; i < s.x.length && s.x[i] <= x; i++) v = s.median[i]; return v; }));
+      series.push({label: s.label, stroke: colorOf(s.label), width: 1.8, paths: stepped, points: {show: false}, value: fmtValue});
+    });
+    var width = widthOf(box, 300);
+    return new uPlot({
+      width: width, height: Math.round(Math.min(380, Math.max(240, width * 0.6))),
+      scales: {x: {time: false, distr: 3, log: P.log_base_x}, y: {range: [0, 1.02]}},
+      axes: [{label: P.xlabel, values: logValues(box, 'x', P.log_base_x), size: 44},
+             {label: P.ylabel, values: linValues(box, 'y'), size: 50, labelSize: 24}],
+      series: series, cursor: {drag: {x: true, y: false}, points: {show: false}}, legend: {live: true},
+    }, data, box);
+  }
+  // A strip plot of final values (finals_json): a point per run at its series' place plus its
+  // offset, a bar at the median; series named on the x axis (cut to fit; the table has them whole).
+  function buildStrip(pi, k) {
+    var F = D.problems[pi].finals, P = F.panels[k], box = document.getElementById('strip-' + pi + '-' + k);
+    box.innerHTML = '';
+    var half = D.strip_median_half_width;
+    var shown = P.series.filter(function (s) { return !state.hidden[s.label]; });
+    var xs = [];
+    shown.forEach(function (s) {
+      s.offsets.forEach(function (o) { xs.push(s.position + o); });
+      if (s.median != null) xs.push(s.position - half, s.position + half);
+    });
+    xs = sortedUnique(xs);
+    var data = [xs], series = [{label: 'series'}], points = 0, medians = 0;
+    var none = function () { return xs.map(function () { return null; }); };
+    shown.forEach(function (s) {
+      var c = colorOf(s.label), col = none(), med = none();
+      s.values.forEach(function (v, i) { col[xs.indexOf(s.position + s.offsets[i])] = v; points++; });
+      data.push(col);
+      series.push({label: s.label, stroke: c, paths: function () { return null; }, points: {show: true, size: 7, width: 0, fill: c + 'c0'}});
+      if (s.median != null) { med[xs.indexOf(s.position - half)] = s.median; med[xs.indexOf(s.position + half)] = s.median; medians++; }
+      data.push(med);
+      series.push({label: s.label + ' median', stroke: c, width: 3, spanGaps: true, points: {show: false}});
+    });
+    box.setAttribute('data-points', String(points));
+    box.setAttribute('data-medians', String(medians));
+    if (points === 0) { box.textContent = shown.length < P.series.length ? 'All solvers are hidden.' : 'No run has this value.'; return null; }
+    var width = widthOf(box, 260), cats = F.categories;
+    var room = Math.max(3, Math.floor((width - 70) / cats.length / 8) - 1);  // ~8 px a character, one spare
+    var short = function (n) { return n.length > room ? n.slice(0, room - 1) + '\u2026' : n; };
+    return new uPlot({
+      width: width, height: 230, legend: {show: false}, cursor: {points: {show: false}},
+      scales: {x: {time: false, range: function () { return [-0.6, cats.length - 0.4]; }}, y: {distr: P.log_y ? 3 : 1}},
+      axes: [{splits: function () { return cats.map(function (c, i) { return i; }); },
+              values: function (u, splits) { return splits.map(function (v) { return cats[v] == null ? '' : short(cats[v]); }); },
+              grid: {show: false}, size: 30},
+             {values: P.log_y ? logValues(box, 'y', 10) : linValues(box, 'y'), size: 64}],
+      series: series,
+    }, data, box);
   }
   function fmtValue(u, v) { return v == null ? '--' : (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(3) : String(+v.toPrecision(4))); }
   function alpha(c, a) { return c + a; }
@@ -232,8 +312,8 @@ const char* kScript = R"JS(
     var opts = {
       width: width, height: Math.round(Math.min(520, Math.max(300, width * 0.38))),
       scales: {x: {time: false, distr: lx ? 3 : 1}, y: {distr: ly ? 3 : 1}},
-      axes: [{label: (D.labels[state.x] || state.x), values: lx ? logValues(pi, 'x') : linValues(pi, 'x'), size: 44},
-             {label: (c.yl || D.labels[c.y] || c.y), values: ly ? logValues(pi, 'y') : linValues(pi, 'y'), size: 70, labelSize: 24}],
+      axes: [{label: (D.labels[state.x] || state.x), values: lx ? logValues(box, 'x') : linValues(box, 'x'), size: 44},
+             {label: (c.yl || D.labels[c.y] || c.y), values: ly ? logValues(box, 'y') : linValues(box, 'y'), size: 70, labelSize: 24}],
       series: series, bands: bands,
       cursor: {drag: {x: true, y: true, uni: 30}, points: {show: false}},
       legend: {live: true},
@@ -249,7 +329,11 @@ const char* kScript = R"JS(
   function drawAll() {
     charts.forEach(function (u) { if (u) u.destroy(); });
     charts = [];
-    for (var i = 0; i < D.problems.length; i++) charts.push(build(i));
+    for (var i = 0; i < D.problems.length; i++) {
+      charts.push(build(i));
+      for (var k = 0; k < D.problems[i].finals.panels.length; k++) charts.push(buildStrip(i, k));
+    }
+    charts.push(buildProfile(0), buildProfile(1));
     showTables();
   }
   function select(id, keys, value, onchange) {
@@ -297,6 +381,8 @@ h1{font-size:20px;margin:0 0 6px} h2{font-size:16px;margin:26px 0 6px;border-bot
 table{border-collapse:collapse;margin:4px 0 10px;font-size:12.5px} td,th{border:1px solid #ddd;padding:2px 7px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} .note{color:#666;font-size:12px;margin:2px 0} .warn{color:#a40}
 .st-done{color:#262} .st-budget{color:#555} .st-timeout{color:#b60} .st-failed,.st-diverged{color:#c00;font-weight:bold}
+.finals,.profiles{display:flex;flex-wrap:wrap;gap:8px 18px} .strip-box{flex:1 1 300px;min-width:260px;max-width:560px}
+.profiles .pplot{flex:1 1 420px;min-width:300px} .strip-title{font-size:12.5px;color:#444;margin:4px 0 0}
 .msg{color:#a40} .v.holds{color:#262;font-weight:bold} .v.fails{color:#c00;font-weight:bold} .v.other{color:#666}
 )CSS";
 
@@ -342,6 +428,52 @@ std::string verdicts_html(const json& files, const std::string& scale) {
   h += "<table class=\"claims\"><tr><th>claim</th><th>statement</th><th>paper</th><th>paper's result</th>"
        "<th>measured here</th><th>verdict</th></tr>" + rows + "</table></section>\n";
   return h;
+}
+
+// A problem's final values, run by run: a strip plot per quantity of finals_json, drawn by the
+// page's script into the strip-PROBLEM-PANEL boxes.
+std::string finals_html(const json& finals, std::size_t pi) {
+  const json& fp = finals["problems"][pi];
+  std::string h = "<h3>Final values over repeats</h3><p class=\"note\">" + esc(finals["notes"][0].get<std::string>()) +
+                  fmt::format(" The numbers of the final-values table of y = {} (the report's first y; they do "
+                              "not follow the y selector).",
+                              esc(finals["y"].get<std::string>()));
+  for (const auto& n : fp["notes"]) h += " " + esc(n.get<std::string>());
+  h += "</p><div class=\"finals\">";
+  for (std::size_t k = 0; k < fp["panels"].size(); ++k)
+    h += fmt::format("<div class=\"strip-box\"><p class=\"strip-title\">{}</p><div class=\"strip\" "
+                     "id=\"strip-{}-{}\"></div></div>",
+                     esc(fp["panels"][k]["label"].get<std::string>()), pi, k);
+  return h + "</div>";
+}
+
+// The profiles section: the caption and ranking of `profile` and two boxes the page's script draws
+// the panels into; without a profile (fewer problems than kHtmlProfileProblems), why not.
+std::string profiles_html(const Profile* profile, std::size_t problems) {
+  std::string h = "<section id=\"profiles\"><h2>Performance and data profiles</h2>";
+  if (!profile)
+    return h + fmt::format("<p class=\"note\" id=\"profiles-none\">Not shown: profiles compare solvers across "
+                           "problems and are drawn from {} problems on; these runs have {} (the time-to-reach table "
+                           "of each problem says more).</p></section>\n",
+                           kHtmlProfileProblems, problems);
+  h += fmt::format("<p class=\"note\">Performance profile (Dolan &amp; Mor&eacute;): rho<sub>s</sub>(tau), the "
+                   "fraction of problems solver s solved within tau times the best solver's cost; data profile "
+                   "(Mor&eacute; &amp; Wild): d<sub>s</sub>(alpha), the fraction solved within a budget alpha. Cost: "
+                   "{}, the report's x when it was written (the profiles do not follow the selectors).",
+                   esc(profile->measure));
+  for (const auto& n : profile->notes()) h += " " + esc(n);
+  h += "</p><div class=\"profiles\"><div class=\"pplot\" id=\"profile-0\"></div><div class=\"pplot\" "
+       "id=\"profile-1\"></div></div>";
+  const Table t = profile_table(*profile);
+  h += "<table class=\"ranking\"><tr>";
+  for (const auto& c : t.header) h += "<th>" + esc(c) + "</th>";
+  h += "</tr>";
+  for (const auto& row : t.rows) {
+    h += "<tr>";
+    for (const auto& c : row) h += "<td>" + esc(c) + "</td>";
+    h += "</tr>";
+  }
+  return h + "</table></section>\n";
 }
 
 // y quantities whose tables are precomputed (all convergence measures and errors; a raw column
@@ -469,6 +601,25 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
     if (y == y0 || first_tables.is_null()) first_tables = std::move(t);
   }
 
+  // The final values of the first y's tables, run by run (one strip plot per quantity and problem).
+  const json finals = finals_json(first_tables);
+  data["strip_median_half_width"] = finals["median_half_width"];
+  for (std::size_t pi = 0; pi < set.problems.size(); ++pi) data["problems"][pi]["finals"] = finals["problems"][pi];
+
+  // Profiles: from kHtmlProfileProblems problems on, the numbers of --profile (profile.cpp), the
+  // caption of the figure (Profile::notes).
+  std::optional<Profile> profile = html.profile;
+  const bool show_profiles = set.problems.size() >= kHtmlProfileProblems && !x0.empty() && !y0.empty();
+  if (show_profiles && !profile) {
+    ProfileOptions po;
+    po.measure = x0;
+    po.y = y0;
+    po.tol = html.profile_tol;
+    profile = compute_profile(set, po, options);
+  }
+  data["profile"] = show_profiles ? json{{"profile", profile_json(*profile)}, {"panels", profile_panels(*profile)}}
+                                  : json(nullptr);
+
   const std::string payload = script_json(data);
 
   std::string h;
@@ -501,6 +652,7 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
                      p.approximate ? " <span class=\"warn\">[approximate]</span>" : "");
     if (!p.note.empty()) h += "<p class=\"note\">" + esc(p.note) + "</p>";
     h += fmt::format("<p class=\"msg\" id=\"msg-{}\"></p><div class=\"plot\" id=\"plot-{}\"></div>", pi, pi);
+    h += finals_html(finals, pi);
     // this problem's tables, one block per y (the page shows the chosen y's)
     const std::string open = fmt::format("<div class=\"tables\" data-problem=\"{}\"", pi);
     for (std::size_t k = 0; k < table_parts.size(); ++k) {
@@ -516,6 +668,7 @@ std::string render_html(const RunSet& set, const HtmlOptions& html, const Option
          "suboptimality, objective or error.</p>";
     h += "</section>\n";
   }
+  h += profiles_html(show_profiles ? &*profile : nullptr, set.problems.size());
   h += "<h2>Runs</h2>" + runs_html(first_tables, set);
   std::string js = uplot.js;
   for (std::size_t pos = 0; (pos = js.find("</script", pos)) != std::string::npos; pos += 3) js.replace(pos, 2, "<\\/");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -293,6 +294,9 @@ struct Profile {
   std::vector<std::size_t> ranking;
   /// "duality gap (P - D) / |D_best| <= 0.001 (relative levels)": what "solved" means here.
   DUALGAP_API std::string solved_text() const;
+  /// The caption of the profiles, the same in the figure and the HTML report: how many problems,
+  /// what "solved" means (measure, tolerance, levels), and the solvers that solved none (not drawn).
+  DUALGAP_API std::vector<std::string> notes() const;
   DUALGAP_API std::vector<double> ratios_of(std::size_t solver) const;
   DUALGAP_API std::vector<double> costs_of(std::size_t solver) const;
 };
@@ -303,8 +307,27 @@ DUALGAP_API Profile compute_profile(const RunSet& set, const ProfileOptions& pro
 DUALGAP_API double profile_fraction(const std::vector<double>& values, std::size_t problems, double threshold);
 
 DUALGAP_API nlohmann::json profile_json(const Profile& profile);
+
+/// The two panels of the profiles as drawn (figure spec panels: title, axis labels, log base,
+/// and per solver that solved something the step line x / median): performance profile rho_s(tau)
+/// on a log2 tau axis from 1, data profile d_s(alpha) on a log10 axis; each line starts at 0 and
+/// holds its last value to the right end. Built from profile_json's breakpoints; the figure and
+/// the HTML report both draw these.
+DUALGAP_API nlohmann::json profile_panels(const Profile& profile);
 DUALGAP_API Table profile_table(const Profile& profile);
 DUALGAP_API std::string format_profile(const Profile& profile, TableFormat format);
+
+// ---- final values over repeats (finals.cpp) --------------------------------------------------
+
+/// The final-values view (strip plots), built from compute_tables' output alone, so its numbers
+/// are the tables' and --json's: per problem, one panel per quantity, per series (in the
+/// problem's order, its place on the x axis) every run's final value as tables["runs"][i]["final"]
+/// holds it, a sideways offset in [-0.25, 0.25] (deterministic: the golden-ratio sequence over the
+/// series' runs in load order, so runs with equal values stay apart), and the median of the
+/// final-values table. `quantities` empty: the measured y (tables' y at its levels, per problem),
+/// gap, test_error and time, those that some run of the shown problems has; a problem shows every
+/// one of them (a panel without a value says so), so the rows line up.
+DUALGAP_API nlohmann::json finals_json(const nlohmann::json& tables, const std::vector<std::string>& quantities = {});
 
 // ---- exports (export.cpp) -------------------------------------------------------------------
 
@@ -324,7 +347,15 @@ struct HtmlOptions {
   /// file), shown at the top of the report; null or empty: no claims section.
   nlohmann::json verdicts;
   std::string verdicts_scale = "full";  ///< full or ci: the scale they were evaluated at
+  /// The profiles section (shown from kHtmlProfileProblems problems on): these numbers (the CLI's
+  /// --profile), else computed with the report's x as the cost measure, its y and profile_tol.
+  std::optional<Profile> profile;
+  double profile_tol = 1e-3;
 };
+
+/// The HTML report shows performance and data profiles from this many problems on: over one
+/// problem they are a single step per solver, which the time-to-reach table says better.
+inline constexpr std::size_t kHtmlProfileProblems = 2;
 
 /// uPlot's browser build and stylesheet, inlined into the report.
 struct UplotFiles {
@@ -359,6 +390,11 @@ struct FigureOptions {
 /// Builds the JSON spec that plot_figure.py draws.
 DUALGAP_API nlohmann::json figure_spec(const RunSet& set, const FigureOptions& figure,
                                        const Options& options);
+
+/// The spec of the final-values figure (finals_json drawn as strip plots: one point per run, a bar
+/// at the median), laid out by `figure.panels` and `figure.columns` as figure_spec's.
+DUALGAP_API nlohmann::json finals_figure_spec(const RunSet& set, const nlohmann::json& finals,
+                                              const FigureOptions& figure);
 
 /// The spec of a figure of performance profiles (left) and data profiles (right).
 DUALGAP_API nlohmann::json profile_figure_spec(const RunSet& set, const Profile& profile,

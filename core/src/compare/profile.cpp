@@ -169,6 +169,72 @@ json profile_json(const Profile& pr) {
   return out;
 }
 
+std::vector<std::string> Profile::notes() const {
+  const std::size_t n = problems.size();
+  std::vector<std::string> out = {fmt::format(
+      "{} problem{}; solved: {} (median over repeats of the first {} at which it holds); unsolved problems never count.",
+      n, n == 1 ? "" : "s", solved_text(), measure)};
+  std::vector<std::string> unsolved;
+  for (std::size_t s = 0; s < solvers.size(); ++s)
+    if (solved[s] == 0) unsolved.push_back(solvers[s]);
+  // A solver that solved nothing is a line at 0 in both panels, and several such lines lie on
+  // top of each other: they are named in the caption instead.
+  if (!unsolved.empty()) out.push_back(fmt::format("{} solved no problem (not drawn).", fmt::join(unsolved, ", ")));
+  return out;
+}
+
+json profile_panels(const Profile& pr) {
+  json perf = {{"title", "performance profile"},
+               {"xlabel", "performance ratio tau (" + pr.measure + " / best solver's)"},
+               {"ylabel", "fraction of problems solved"},
+               {"log_x", true},
+               {"log_base_x", 2},
+               {"log_y", false},
+               {"steps", true},
+               {"ylim", {0, 1.02}},
+               {"series", json::array()}};
+  json data = perf;
+  data["title"] = "data profile";
+  data["xlabel"] = axis_label(pr.measure);
+  data["log_base_x"] = 10;
+  const json j = profile_json(pr);
+  double max_tau = 2, max_alpha = 0, min_alpha = kInf;
+  for (const auto& s : j["solvers"]) {
+    for (double t : s["performance_profile"]["tau"]) max_tau = std::max(max_tau, t * 1.5);
+    for (double a : s["data_profile"]["alpha"]) {
+      max_alpha = std::max(max_alpha, a * 1.5);
+      if (a > 0) min_alpha = std::min(min_alpha, a);
+    }
+  }
+  if (!std::isfinite(min_alpha)) min_alpha = 1;
+  if (!(max_alpha > min_alpha)) max_alpha = min_alpha * 10;
+  for (const auto& s : j["solvers"]) {
+    if (s["solved"].get<int>() == 0) continue;  // named by notes()
+    // start at (1, 0) / (min, 0) and hold the last value to the right end, as steps
+    json tx = {1.0}, ty = {0.0}, ax = {min_alpha / 1.5}, ay = {0.0};
+    const auto& pp = s["performance_profile"];
+    for (std::size_t i = 0; i < pp["tau"].size(); ++i) {
+      if (pp["tau"][i].get<double>() == 1.0) ty[0] = pp["rho"][i];
+      else {
+        tx.push_back(pp["tau"][i]);
+        ty.push_back(pp["rho"][i]);
+      }
+    }
+    tx.push_back(max_tau);
+    ty.push_back(ty.back());
+    const auto& dp = s["data_profile"];
+    for (std::size_t i = 0; i < dp["alpha"].size(); ++i) {
+      ax.push_back(std::max(dp["alpha"][i].get<double>(), min_alpha / 1.5));
+      ay.push_back(dp["d"][i]);
+    }
+    ax.push_back(max_alpha);
+    ay.push_back(ay.back());
+    perf["series"].push_back({{"label", s["solver"]}, {"x", tx}, {"median", ty}, {"lo", nullptr}, {"hi", nullptr}});
+    data["series"].push_back({{"label", s["solver"]}, {"x", ax}, {"median", ay}, {"lo", nullptr}, {"hi", nullptr}});
+  }
+  return json::array({perf, data});
+}
+
 Table profile_table(const Profile& pr) {
   Table t{{"rank", "solver", "solved", "of", "geomean ratio", "median cost (solved)"}, {}};
   // the ranked solvers, then those that solved nothing, unranked ("-"), in series order
