@@ -1,7 +1,7 @@
-// Figures are not clipped: for every style and panel layout, each text matplotlib draws (tick
-// labels, axis labels, titles, legend, notes) stays on the canvas and clear of every other text
-// (tests/compare/layout_check.py measures them with the renderer); the convergence panels of a
-// row share the log scale.
+// Figures are not clipped: for every style and panel layout (curves, profiles, final values),
+// each text matplotlib draws (tick labels, axis labels, titles, legend, notes) stays on the canvas
+// and clear of every other text (tests/compare/layout_check.py measures them with the renderer);
+// the convergence panels of a row share the log scale.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -126,11 +126,21 @@ TEST_CASE("figures: no text leaves the canvas or overlaps another, for every sty
     FigureOptions pf;
     pf.style = style;
     add(profile_figure_spec(four_problems, compute_profile(four_problems, po, Options{}), pf), style + "-profiles");
+    // the final values over repeats (--finals): strip plots with the series named on the x axis
+    auto finals_of = [](const RunSet& s) { return finals_json(compute_tables(s, "primal_subopt", {}, Options{})); };
+    FigureOptions ff;
+    ff.style = style;
+    add(finals_figure_spec(one, finals_of(one), ff), style + "-finals");
+    add(finals_figure_spec(two, finals_of(two), ff), style + "-finals-2-problems");
+    add(finals_figure_spec(many, finals_of(many), ff), style + "-finals-8-series");
+    ff.panels = "problem";
+    add(finals_figure_spec(four_problems, finals_of(four_problems), ff), style + "-finals-4-problem-panels");
   }
   const std::string out = layout_check(specs.files);
   INFO(out);
   CHECK(out.find("exit=0") != std::string::npos);
   CHECK(out.find("paper-2x3-panels: ok") != std::string::npos);
+  CHECK(out.find("slides-finals-8-series: ok") != std::string::npos);
 }
 
 TEST_CASE("figures: the convergence panels of a problem share the log scale") {

@@ -1,11 +1,16 @@
 // dualgap compare outputs: the HTML report opened in headless Chromium, matplotlib figures.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -125,7 +130,167 @@ void make_decade_results(const fs::path& root) {
   }
 }
 
+// The JSON the report embeds for its script.
+nlohmann::json report_data(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"dualgap-data\">";
+  const auto a = page.find(open);
+  const auto b = page.find("</script>", a);
+  if (a == std::string::npos || b == std::string::npos) return nullptr;
+  return nlohmann::json::parse(page.substr(a + open.size(), b - a - open.size()));
+}
+
+// Runs of two problems (P1, P2), kSolvers x 3 repeats; P2's solvers converge twice as fast.
+void make_two_problems(const fs::path& root) {
+  for (const char* problem : {"P1", "P2"})
+    for (std::size_t s = 0; s < kSolvers.size(); ++s)
+      for (int r = 0; r < 3; ++r) {
+        SyntheticRun run;
+        run.experiment = "two";
+        run.problem_key = problem;
+        run.solver = kSolvers[s];
+        run.run_id = std::string(problem) + "-" + kSolvers[s] + "-" + std::to_string(r);
+        run.seed = r;
+        run.rate = 0.05 * (s + 1) * (problem[1] == '2' ? 2 : 1);
+        run.checkpoints = 120;
+        write_run(root, synthetic_run_json(run));
+      }
+}
+
+// Each run's final values recomputed from its run.json, independently of compare: the primal
+// suboptimality (last primal - D_best) / |D_best| with D_best the highest dual of the problem's
+// runs, the gap / |D_best| (relative levels), the last test error and the last time.
+// run_id -> quantity -> value.
+std::map<std::string, std::map<std::string, double>> finals_from_files(const fs::path& root) {
+  std::map<std::string, std::vector<nlohmann::json>> by_problem;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.path().filename() == "run.json") {
+      auto j = nlohmann::json::parse(read_file(e.path()));
+      by_problem[j["problem_key"].get<std::string>()].push_back(std::move(j));
+    }
+  auto last = [](const nlohmann::json& column) {
+    double v = NAN;
+    for (const auto& x : column)
+      if (x.is_number()) v = x.get<double>();
+    return v;
+  };
+  std::map<std::string, std::map<std::string, double>> out;
+  for (const auto& [key, runs] : by_problem) {
+    double d_best = -INFINITY;
+    for (const auto& r : runs)
+      for (const auto& d : r["curve"]["dual"])
+        if (d.is_number()) d_best = std::max(d_best, d.get<double>());
+    for (const auto& r : runs) {
+      const auto& c = r["curve"];
+      out[r["run_id"].get<std::string>()] = {{"primal_subopt", (last(c["primal"]) - d_best) / std::abs(d_best)},
+                                             {"gap", last(c["gap"]) / std::abs(d_best)},
+                                             {"test_error", last(c["test_error"])},
+                                             {"time", last(c["time"])}};
+    }
+  }
+  return out;
+}
+
+// Every point of a finals_json problem is the run's recomputed final value, every run of the
+// problem is a point of each panel, and each bar is the median of its points.
+void check_finals(const nlohmann::json& problem, const std::map<std::string, std::map<std::string, double>>& expected,
+                  std::size_t runs) {
+  std::vector<std::string> quantities;
+  for (const auto& panel : problem["panels"]) quantities.push_back(panel["quantity"].get<std::string>());
+  CHECK(quantities == std::vector<std::string>{"primal_subopt", "gap", "test_error", "time"});
+  for (const auto& panel : problem["panels"]) {
+    const std::string q = panel["quantity"].get<std::string>();
+    std::size_t points = 0;
+    for (const auto& s : panel["series"]) {
+      std::vector<double> values;
+      REQUIRE(s["runs"].size() == s["values"].size());
+      for (std::size_t i = 0; i < s["runs"].size(); ++i) {
+        const std::string id = s["runs"][i].get<std::string>();
+        INFO(q << " of " << id);
+        REQUIRE(expected.count(id));
+        CHECK(s["values"][i].get<double>() == doctest::Approx(expected.at(id).at(q)).epsilon(1e-12));
+        CHECK(id.find(s["label"].get<std::string>()) != std::string::npos);
+        values.push_back(expected.at(id).at(q));
+        ++points;
+      }
+      CHECK(s["median"].get<double>() == doctest::Approx(median_of(values)).epsilon(1e-12));
+      for (const auto& o : s["offsets"]) CHECK(std::abs(o.get<double>()) <= 0.25);
+    }
+    CHECK(points == runs);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("HTML report and --finals: the final values are the runs' own; the profiles are profile.cpp's") {
+  TempDir tmp;
+  const fs::path results = tmp.path / "results";
+  make_two_problems(results);
+  const auto expected = finals_from_files(results);
+  REQUIRE(expected.size() == 18);
+  const fs::path html = tmp.path / "report.html";
+  REQUIRE(run_command("compare", {results.string(), "--html", html.string(), "--x", "time"}) == 0);
+  const std::string page = read_file(html);
+  const nlohmann::json data = report_data(page);
+  REQUIRE(data["problems"].size() == 2);
+  for (std::size_t pi = 0; pi < 2; ++pi) {
+    CAPTURE(pi);
+    check_finals(data["problems"][pi]["finals"], expected, 9);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(page.find(fmt::format("id=\"strip-{}-{}\"", pi, k)) != std::string::npos);
+  }
+
+  // --json with --finals holds the same numbers; --finals --figure draws them
+  const fs::path tables_path = tmp.path / "tables.json";
+  REQUIRE(run_command("compare", {results.string(), "--json=" + tables_path.string(), "--finals"}) == 0);
+  const auto tables = nlohmann::json::parse(read_file(tables_path));
+  for (std::size_t pi = 0; pi < 2; ++pi) {
+    check_finals(tables["finals"]["problems"][pi], expected, 9);
+    CHECK(tables["finals"]["problems"][pi] == data["problems"][pi]["finals"]);
+  }
+  if (fs::exists(kPython)) {
+    const fs::path png = tmp.path / "finals.png";
+    CHECK(run_command("compare", {results.string(), "--finals", "--figure", png.string(), "--style", "screen"}) == 0);
+    CHECK(png_pixel_spread(png) > 0.02);
+  }
+
+  // the profiles section: profile_json and profile_panels of the report's x and y, as --profile
+  // computes them; each line is the profile's step function at its breakpoints
+  RunSet set = load_runs({results.string()});
+  ProfileOptions po;
+  po.measure = "time";
+  po.y = "primal_subopt";
+  po.tol = 1e-3;
+  const Profile pr = compute_profile(set, po, Options{});
+  REQUIRE(!data["profile"].is_null());
+  CHECK(data["profile"]["profile"] == profile_json(pr));
+  CHECK(data["profile"]["panels"] == profile_panels(pr));
+  const auto& panels = data["profile"]["panels"];
+  REQUIRE(panels.size() == 2);
+  CHECK(!panels[0]["series"].empty());
+  for (std::size_t k = 0; k < 2; ++k)
+    for (const auto& line : panels[k]["series"]) {
+      const auto at = std::find(pr.solvers.begin(), pr.solvers.end(), line["label"].get<std::string>());
+      REQUIRE(at != pr.solvers.end());
+      const std::size_t s = at - pr.solvers.begin();
+      for (std::size_t i = 0; i < line["x"].size(); ++i)
+        CHECK(line["median"][i].get<double>() ==
+              profile_fraction(k == 0 ? pr.ratios_of(s) : pr.costs_of(s), 2, line["x"][i].get<double>()));
+    }
+  CHECK(page.find("id=\"profile-0\"") != std::string::npos);
+  CHECK(page.find("Cost: time") != std::string::npos);
+  CHECK(page.find("0.001 (relative levels)") != std::string::npos);  // the caption's tolerance and levels
+  // a --profile-tol given reaches the report
+  REQUIRE(run_command("compare", {results.string(), "--html", html.string(), "--x", "time", "--profile-tol", "0.05"}) == 0);
+  po.tol = 0.05;
+  CHECK(report_data(read_file(html))["profile"]["profile"] == profile_json(compute_profile(set, po, Options{})));
+
+  // one problem: no profiles, and the report says why
+  REQUIRE(run_command("compare", {results.string(), "--html", html.string(), "--problem", "P1"}) == 0);
+  const std::string one = read_file(html);
+  CHECK(report_data(one)["profile"].is_null());
+  CHECK(one.find("id=\"profiles-none\"") != std::string::npos);
+  CHECK(one.find("drawn from 2 problems on; these runs have 1") != std::string::npos);
+  CHECK(one.find("id=\"profile-0\"") == std::string::npos);
+}
 
 TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   TempDir tmp;
@@ -251,6 +416,22 @@ TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values,
   // hover: the page's #hover hook moves the mouse to the middle of the first chart
   const std::string hovered = chromium_dom("file://" + html.string() + "#hover");
   CHECK(std::regex_search(hovered, std::regex("<td class=\"u-value\">[0-9][0-9.e+-]*</td>")));
+
+  // the final values: every run a point of each strip plot, a bar per series
+  for (int k = 0; k < 4; ++k) {
+    CHECK(attribute(dom, "strip-0-" + std::to_string(k), "data-points") == "9");
+    CHECK(attribute(dom, "strip-0-" + std::to_string(k), "data-medians") == "3");
+  }
+  // the profiles, on a report of two problems: a line per solver that solved one, tau labelled 2^k
+  make_two_problems(tmp.path / "two");
+  const fs::path two = tmp.path / "two.html";
+  REQUIRE(run_command("compare", {(tmp.path / "two").string(), "--html", two.string(), "--x", "time"}) == 0);
+  const auto two_data = report_data(read_file(two));
+  const std::string tdom = chromium_dom("file://" + two.string());
+  CHECK(attribute(tdom, "profile-0", "data-lines") == std::to_string(two_data["profile"]["panels"][0]["series"].size()));
+  CHECK(attribute(tdom, "profile-1", "data-lines") == std::to_string(two_data["profile"]["panels"][1]["series"].size()));
+  CHECK(attribute(tdom, "profile-0", "data-xticks").find("2\xe2\x81\xb0") != std::string::npos);  // 2^0
+  CHECK(attribute(tdom, "strip-1-3", "data-points") == "9");
 
   // an axis from 1e-3 to 1e-1 carries at least two labelled decades
   make_decade_results(tmp.path / "decades");
