@@ -134,6 +134,9 @@ def draw_strip(ax, panel, styles, look):
     for s in panel["series"]:
         color, marker = styles[s["label"]]
         x, y = arr(s["x"]), arr(s["values"])
+        floor = panel.get("floor")
+        if floor is not None:  # values <= 0 on a log axis: drawn at its floor (the notes say so)
+            y[y <= 0] = floor
         ok = ~np.isnan(y)
         if panel["log_y"]:
             ok &= y > 0
@@ -141,6 +144,8 @@ def draw_strip(ax, panel, styles, look):
             continue
         ax.scatter(x[ok], y[ok], s=look["ms"] ** 2, color=color, marker=marker, alpha=0.75, linewidths=0, zorder=2)
         m = s.get("median")
+        if m is not None and floor is not None and m <= 0:
+            m = floor
         if m is not None and (m > 0 or not panel["log_y"]):
             c = s["position"]
             half = panel["median_half_width"]

@@ -292,6 +292,33 @@ TEST_CASE("HTML report and --finals: the final values are the runs' own; the pro
   CHECK(one.find("id=\"profile-0\"") == std::string::npos);
 }
 
+TEST_CASE("final values: a convergence measure that spans decades is on a log axis, with its zeros on a floor") {
+  // final primal suboptimality P - D_best (D_best = 1): A 1e-1, B 1e-6, C 0 (C's primal is the bound)
+  TempDir tmp;
+  const std::vector<std::pair<const char*, double>> finals = {{"A", 1e-1}, {"B", 1e-6}, {"C", 0.0}};
+  for (const auto& [solver, last] : finals) {
+    nlohmann::json run = {{"schema", "dualgap.run/1"}, {"experiment", "floor"}, {"run_id", solver},
+                          {"solver", solver}, {"status", "done"}, {"problem_key", "P"},
+                          {"curve", {{"passes", {1, 2}}, {"primal", {1.5, 1.0 + last}}, {"dual", {0.5, 1.0}}}}};
+    write_run(tmp.path, run);
+  }
+  const RunSet set = load_runs({tmp.path.string()});
+  Options absolute;
+  absolute.levels = Options::Levels::absolute;
+  const auto f = finals_json(compute_tables(set, "primal_subopt", {}, absolute));
+  const auto& panel = f["problems"][0]["panels"][0];
+  REQUIRE(panel["quantity"] == "primal_subopt");
+  CHECK(panel["log_y"] == true);
+  CHECK(panel["floor"].get<double>() == 1e-7);  // a power of ten at least half a decade under 1e-6
+  CHECK(panel["series"][2]["values"][0].get<double>() == 0.0);  // the value stays the run's own
+  INFO(f["notes"].dump());
+  CHECK(f["notes"].dump().find("1 run at 0 or below drawn at 1e-07") != std::string::npos);
+  // without the zero the axis needs no floor; a quantity without the span stays linear
+  const auto g = finals_json(compute_tables(set, "primal_subopt", {}, absolute), {"passes"});
+  CHECK(g["problems"][0]["panels"][0]["log_y"] == false);
+  CHECK(g["problems"][0]["panels"][0]["floor"].is_null());
+}
+
 TEST_CASE("HTML report: self-contained file on uPlot, tables for every y") {
   TempDir tmp;
   make_results(tmp.path / "results");

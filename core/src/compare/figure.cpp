@@ -201,6 +201,7 @@ json finals_figure_spec(const RunSet& set, const json& finals, const FigureOptio
                       {"ylabel", fp["label"]},
                       {"log_x", false},
                       {"log_y", fp["log_y"]},
+                      {"floor", fp["floor"]},
                       {"categories", problems[pi]["categories"]},
                       {"median_half_width", finals["median_half_width"]},
                       {"series", std::move(series)}});

@@ -70,6 +70,7 @@ json finals_json(const json& tables, const std::vector<std::string>& quantities)
     const json& p = tables["problems"][pi];
     std::map<std::string, std::vector<std::string>> missing;  // quantity label -> series without it
     std::map<std::string, std::vector<std::string>> partial;  // quantity label -> "series (k of n runs)"
+    json problem_notes = json::array();
     const json& relative = p["final_relative"];
     json categories = json::array();
     for (const auto& js : p["solvers"]) categories.push_back(js["solver"]);
@@ -79,8 +80,8 @@ json finals_json(const json& tables, const std::vector<std::string>& quantities)
       const bool rel = std::find(relative.begin(), relative.end(), name) != relative.end();
       std::string label = measured_label(name, rel, oracle_cost);
       json series = json::array();
-      double lo = kNaN, hi = kNaN;
-      bool all_positive = true;
+      double lo = kNaN, hi = kNaN;  // over the positive values
+      std::size_t not_positive = 0;
       for (std::size_t c = 0; c < p["solvers"].size(); ++c) {
         const json& js = p["solvers"][c];
         const std::string solver = js["solver"].get<std::string>();
@@ -106,9 +107,12 @@ json finals_json(const json& tables, const std::vector<std::string>& quantities)
         for (std::size_t i = 0; i < vs.size(); ++i) {
           values.push_back(vs[i]);
           offsets.push_back(strip_offset(i, vs.size()));
+          if (!(vs[i] > 0)) {
+            ++not_positive;
+            continue;
+          }
           lo = std::isfinite(lo) ? std::min(lo, vs[i]) : vs[i];
           hi = std::isfinite(hi) ? std::max(hi, vs[i]) : vs[i];
-          all_positive = all_positive && vs[i] > 0;
         }
         const json& cell = js["final"].contains(name) ? js["final"][name] : json();
         series.push_back({{"label", solver},
@@ -120,15 +124,25 @@ json finals_json(const json& tables, const std::vector<std::string>& quantities)
                           {"without", without}});
       }
       if (series.empty()) label += " (not available)";
+      // Log when the positive values span two decades and every value can be drawn on it; for a
+      // convergence measure also when some are 0 or below (the run that defines the best bound
+      // ends at 0): those are drawn on a floor, the power of ten at least half a decade under the
+      // smallest positive value, and the notes say how many. A linear axis would flatten every
+      // converged solver onto 0.
+      const bool spans = std::isfinite(lo) && spans_decades(lo, hi);
+      const bool log = spans && (not_positive == 0 || is_convergence(name));
+      const double floor_at = log && not_positive > 0 ? std::pow(10.0, std::floor(std::log10(lo) - 0.5)) : kNaN;
+      if (std::isfinite(floor_at))
+        problem_notes.push_back(fmt::format("{}: {} run{} at 0 or below drawn at {:g} (the log axis' floor).", label,
+                                            not_positive, not_positive == 1 ? "" : "s", floor_at));
       panels.push_back({{"quantity", name},
                         {"slot", k},
                         {"label", label},
-                        // log only when every value can be drawn on it and they span two decades
-                        {"log_y", !series.empty() && all_positive && spans_decades(lo, hi)},
+                        {"log_y", log},
+                        {"floor", json_number(floor_at)},
                         {"series", std::move(series)}});
     }
     // what this problem's panels lack; the figure's footnote names the problem when there are several
-    json problem_notes = json::array();
     for (const auto& [label, solvers] : missing)
       problem_notes.push_back(fmt::format("No final {}: {}.", label, fmt::join(solvers, ", ")));
     for (const auto& [label, solvers] : partial)

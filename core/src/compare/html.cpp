@@ -255,12 +255,13 @@ const char* kScript = R"JS(
     xs = sortedUnique(xs);
     var data = [xs], series = [{label: 'series'}], points = 0, medians = 0;
     var none = function () { return xs.map(function () { return null; }); };
+    var at = function (v) { return P.floor != null && v <= 0 ? P.floor : v; };  // the log axis' floor
     shown.forEach(function (s) {
       var c = colorOf(s.label), col = none(), med = none();
-      s.values.forEach(function (v, i) { col[xs.indexOf(s.position + s.offsets[i])] = v; points++; });
+      s.values.forEach(function (v, i) { col[xs.indexOf(s.position + s.offsets[i])] = at(v); points++; });
       data.push(col);
       series.push({label: s.label, stroke: c, paths: function () { return null; }, points: {show: true, size: 7, width: 0, fill: c + 'c0'}});
-      if (s.median != null) { med[xs.indexOf(s.position - half)] = s.median; med[xs.indexOf(s.position + half)] = s.median; medians++; }
+      if (s.median != null) { med[xs.indexOf(s.position - half)] = at(s.median); med[xs.indexOf(s.position + half)] = at(s.median); medians++; }
       data.push(med);
       series.push({label: s.label + ' median', stroke: c, width: 3, spanGaps: true, points: {show: false}});
     });
