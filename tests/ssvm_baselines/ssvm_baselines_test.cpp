@@ -222,6 +222,20 @@ TEST_CASE("n-slack oracle counts: n exact calls per pass, none cached; dual <= p
   CHECK(final_gap(*rec) <= 1e-7 + 1e-8 + 1e-12);
 }
 
+TEST_CASE("n-slack: a budget that runs out within a pass stops the pass there, with a certified dual") {
+  Data data;
+  data.train = blobs(40, 3, 4, 43, 1.0);
+  const double lambda = 1.0 / 40;
+  CountingMulticlass oracle;
+  OracleCounters c;
+  // 2.5 passes: the third pass stops after half its examples, not at its end
+  auto rec = run_solver("cutting_plane", data, oracle, lambda, json{{"formulation", "n_slack"}, {"epsilon", 1e-12}}, 2.5,
+                        0.0, &c, 1);
+  CHECK(rec->rows.back().passes == doctest::Approx(2.5));
+  CHECK(c.exact_calls == 100);
+  check_primal_ge_dual(*rec);
+}
+
 TEST_CASE("n-slack: stops by the recorder's gap; bad formulation values and a cache are refused") {
   Data data;
   data.train = blobs(20, 4, 4, 21, 0.8);
