@@ -142,6 +142,45 @@ TEST_CASE("figures: a raw column a declaration names must be a column of the run
   CHECK(spec["panels"][1]["log_y"] == true);
 }
 
+TEST_CASE("figures: a declared figure draws a suboptimality at the levels its claims measure it, and says so") {
+  // D_best = 10 - 0.5^20, so P - D_best and (P - D_best) / |D_best| differ tenfold.
+  test::TempDir dir;
+  for (int r = 0; r < 2; ++r)
+    for (const auto& [s, rate] : std::vector<std::pair<std::string, double>>{{"MP", 0.5}, {"B", 0.8}}) {
+      json run = make_run(s, r, rate);
+      json primal = json::array(), dual = json::array();
+      for (int k = 1; k <= 20; ++k) {
+        primal.push_back(10.0 + std::pow(rate, k));
+        dual.push_back(10.0 - std::pow(rate, k));
+      }
+      run["curve"]["primal"] = primal;
+      run["curve"]["dual"] = dual;
+      const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
+      fs::create_directories(d);
+      std::ofstream(d / "run.json") << run.dump();
+    }
+  const auto set = compare::load_runs({(dir.path / "results").string()});
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << "paper: test\nexperiment: e\nclaims:\n"
+                      "  - {id: a, ref: T1, final: {a: MP, metric: primal_subopt, below: 1}}\n"
+                      "figures:\n  - {file: f.png, ref: R, x: passes, panels: [{y: primal_subopt, paper: a, ours: b}]}\n";
+  const auto f = check::read_claims(p.string());
+  const json spec = check::declared_figure_spec(check::figure_runs(set, f, f.figures[0]), f.figures[0], compare::Options{});
+  const json& panel = spec["panels"][0];
+  CHECK(panel["ylabel"] == compare::axis_label("primal_subopt"));
+  CHECK(panel["y"] == "primal_subopt");
+  const double expected = (10.0 + std::pow(0.5, 20)) - (10.0 - std::pow(0.5, 20));  // the claim's P - D_best
+  bool found = false;
+  for (const auto& series : panel["series"])
+    if (series["label"] == "MP") {
+      CHECK(series["median"].back().get<double>() == doctest::Approx(expected).epsilon(1e-9));
+      found = true;
+    }
+  CHECK(found);
+  const auto outcome = check::evaluate(set, f, f.claims[0], false);
+  CHECK(outcome.measured.find("1.91e-06") != std::string::npos);
+}
+
 TEST_CASE("figures: a figure of task measures draws the runs of different objectives on the same data in one panel") {
   test::TempDir dir;
   // MP and B minimise different objectives on the same data (as AdaBoost.MH and CW do).

@@ -71,7 +71,12 @@ json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
   // the paper style's print 300 dpi.
   fo.dpi = 110;
   for (const auto& p : figure.panels) fo.metrics.push_back(p.y);
-  json spec = compare::figure_spec(runs, fo, options);
+  // The claims beside the figure read each series as recorded (evaluate.cpp: P - D_best, not
+  // divided by |D_best|), as the papers' figures draw them: the figure is drawn at those levels,
+  // so a claim's "to primal suboptimality 1e-2" is a level of the panel it names.
+  compare::Options levels = options;
+  levels.levels = compare::Options::Levels::absolute;
+  json spec = compare::figure_spec(runs, fo, levels);
   // The declared scales replace the renderer's choice (a decade rule): the paper's axes are the
   // reference, and a panel drawn on another scale would not be the paper's figure (values <= 0
   // are left out of a log axis by matplotlib).

@@ -127,6 +127,7 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
     Curves& c = curves[ci];
     const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : c.label;
     json panel = {{"title", several ? p.label + (p.approximate ? "  [approximate]" : "") : std::string()},
+                  {"y", cell.y},
                   {"xlabel", axis_label(figure.x, options.oracle_cost)},
                   {"ylabel", ylabel},
                   {"log_x", c.log_x},
