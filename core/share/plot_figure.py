@@ -226,7 +226,8 @@ def text_width(renderer, text, size, **font):
 
 def wrap(renderer, text, max_px, size, **font):
     """Greedy word wrap of `text` into lines at most `max_px` wide, measured with the renderer
-    (a word wider than a line is cut); existing line breaks are kept."""
+    (a word wider than a line is cut, after its last hyphen that fits when it has one, so that
+    "MP-BCFW-avg" breaks as "MP-BCFW-" / "avg"); existing line breaks are kept."""
     out = []
     for para in str(text).split("\n"):
         line = ""
@@ -235,6 +236,9 @@ def wrap(renderer, text, max_px, size, **font):
                 cut = len(word) - 1
                 while cut > 1 and text_width(renderer, word[:cut], size, **font) > max_px:
                     cut -= 1
+                hyphen = word.rfind("-", 1, cut)
+                if hyphen > 0:
+                    cut = hyphen + 1
                 if line:
                     out.append(line)
                     line = ""
