@@ -106,6 +106,11 @@ def draw_panel(ax, panel, styles, look, band):
         ax.set_ylim(*panel["ylim"])
     ax.set_xlabel(panel["xlabel"])
     ax.set_ylabel(panel["ylabel"])
+    return finish_panel(ax, panel, drawn)
+
+
+def finish_panel(ax, panel, drawn):
+    """The panel's title, and "no data" across a panel where nothing was drawn; returns drawn."""
     if panel.get("title"):
         ax.set_title(panel["title"], fontsize="medium")
     if not drawn:
@@ -162,11 +167,7 @@ def draw_strip(ax, panel, styles, look):
     ax.set_ylabel(panel["ylabel"])
     if panel.get("xlabel"):
         ax.set_xlabel(panel["xlabel"])
-    if panel.get("title"):
-        ax.set_title(panel["title"], fontsize="medium")
-    if not drawn:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.5")
-    return drawn
+    return finish_panel(ax, panel, drawn)
 
 
 def fit_categories(ax, renderer, font, em):
