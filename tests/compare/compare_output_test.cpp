@@ -475,6 +475,39 @@ TEST_CASE("HTML report in headless Chromium: drawn, decade labels, hover values,
     CHECK(std::find(ticks.begin(), ticks.end(), label) != ticks.end());
 }
 
+TEST_CASE("figures: {problem} in the --figure name writes one file per problem, each of its problem's runs only") {
+  if (!require_tool(kPython, "matplotlib figures")) return;
+  TempDir tmp;
+  make_two_problems(tmp.path / "two");
+  const std::string dir = (tmp.path / "two").string();
+  const std::string pattern = (tmp.path / "fig-{problem}.png").string();
+  REQUIRE(run_command("compare", {dir, "--figure", pattern, "--x", "time", "--size", "4,3", "--dpi", "50"}) == 0);
+  for (const char* k : {"1", "2"}) {
+    CAPTURE(k);
+    const auto size = png_size(tmp.path / (std::string("fig-") + k + ".png"));
+    CHECK(size.first == 200);
+    CHECK(size.second == 150);
+  }
+  CHECK_FALSE(fs::exists(tmp.path / "fig-3.png"));
+  CHECK_FALSE(fs::exists(tmp.path / "fig-{problem}.png"));
+  // each file is its own problem's: selecting a problem by its key keeps that problem alone,
+  // with all of its runs
+  const RunSet set = load_runs({dir});
+  REQUIRE(set.problems.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    RunSet one = set;
+    Selection only;
+    only.problems = {set.problems[k].key};
+    select_runs(one, only);
+    REQUIRE(one.problems.size() == 1);
+    CHECK(one.problems[0].key == set.problems[k].key);
+    CHECK(one.problems[0].runs.size() == set.problems[k].runs.size());
+  }
+  // the profiles and the final values compare problems in one figure
+  CHECK(run_command("compare", {dir, "--figure", pattern, "--profile"}) == 2);
+  CHECK(run_command("compare", {dir, "--figure", pattern, "--finals"}) == 2);
+}
+
 TEST_CASE("figures: style sizes, Type 42 fonts, one colour per solver across figures, footnote") {
   if (!require_tool(kPython, "matplotlib figures")) return;
   TempDir tmp;

@@ -154,6 +154,9 @@ FigureOptions figure_options(const Args& a) {
   return fig;
 }
 
+/// In a --figure name, the place of the problem's number (1, 2, ...): one file per problem.
+const std::string kProblemField = "{problem}";
+
 /// The outputs asked for, from the runs and the tables computed on them.
 void write_outputs(const Args& a, const RunSet& set, json& tables, const Options& options) {
   const std::string x = a.text("x"), y = a.text("y"), html = a.text("html"), figure = a.text("figure"),
@@ -202,11 +205,27 @@ void write_outputs(const Args& a, const RunSet& set, json& tables, const Options
   }
   if (!figure.empty()) {
     const FigureOptions fig = figure_options(a);
-    write_figure(want_profile ? profile_figure_spec(set, *prof, fig)
-                 : finals     ? finals_figure_spec(set, *finals, fig)
-                              : figure_spec(set, fig, options),
-                 figure);
-    std::cerr << "wrote " << figure << "\n";
+    const std::size_t at = figure.find(kProblemField);
+    if (at == std::string::npos) {
+      write_figure(want_profile ? profile_figure_spec(set, *prof, fig)
+                   : finals     ? finals_figure_spec(set, *finals, fig)
+                                : figure_spec(set, fig, options),
+                   figure);
+      std::cerr << "wrote " << figure << "\n";
+    } else {
+      // One file per problem: the runs of problem k alone, drawn as the whole figure would draw
+      // them (the palette is kept, so a solver has its colour in every file).
+      for (std::size_t k = 0; k < set.problems.size(); ++k) {
+        RunSet one = set;
+        Selection only;
+        only.problems = {set.problems[k].key};
+        select_runs(one, only);
+        std::string file = figure;
+        file.replace(at, kProblemField.size(), std::to_string(k + 1));
+        write_figure(figure_spec(one, fig, options), file);
+        std::cerr << "wrote " << file << " (problem " << k + 1 << ": " << set.problems[k].label << ")\n";
+      }
+    }
   }
 }
 
@@ -247,7 +266,8 @@ void compare_options(po::options_description& d) {
        "full, or ci: claims marked 'scale: full' are shown as such and not evaluated (as dualgap check --scale)")
       ("no-claims", "no claims section in the HTML report")
       ("figure", text_if(figure_name, "a file name ending in .png, .pdf or .svg"),
-       "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile, the final values with --finals)")
+       "write a figure (.png, .pdf or .svg) with matplotlib (the profiles with --profile, the final values with --finals); "
+       "{problem} in the name writes one file per problem, numbered as in the tables (fig-{problem}.png)")
       ("metrics", po::value<std::string>(), "figure metrics, comma-separated y names (default: primal_subopt,dual_subopt,gap;"
                                             " rel_objective,test_error without a certified dual; with --finals: the "
                                             "measured y, gap, test_error, time)")
@@ -278,6 +298,9 @@ void compare_options(po::options_description& d) {
 
 int compare_main(const Args& a) {
   if (a.has("figure")) check_figure_folder(a.text("figure"));
+  if (a.has("figure") && a.text("figure").find(kProblemField) != std::string::npos && (a.has("profile") || a.has("finals")))
+    throw UsageError("--figure with {problem} draws one file per problem: the curves only, not the profiles "
+                     "(--profile) or the final values (--finals), which compare problems in one figure");
   // --profile and --finals each choose what the one --figure draws
   if (a.has("finals") && a.has("profile") && a.has("figure"))
     throw UsageError("--figure draws either the profiles (--profile) or the final values (--finals), not both: "
