@@ -85,7 +85,10 @@ TEST_CASE("figures: a declaration is read with its panels, axes, scales and sent
   CHECK(d.ref == "Fig. 4");
   CHECK(d.x == "oracle_calls");
   CHECK(d.log_x);
-  CHECK(d.solvers == std::vector<std::string>{"MP", "B"});
+  REQUIRE(d.solvers.size() == 2);
+  CHECK(d.solvers[0].solver == "MP");
+  CHECK(d.solvers[1].solver == "B");
+  CHECK(d.solvers[1].where.empty());
   REQUIRE(d.panels.size() == 3);
   CHECK(d.panels[0].log_y);   // a suboptimality: log unless declared otherwise
   CHECK(d.panels[1].log_y);   // declared
@@ -202,6 +205,70 @@ TEST_CASE("figures: a figure of task measures draws the runs of different object
   CHECK(check::declared_figure_spec(task, f.figures[0], compare::Options{})["panels"].size() == 1);
   // With an objective's value among the panels, each objective is its own problem.
   CHECK(check::figure_runs(set, f, f.figures[1]).problems.size() == 2);
+}
+
+TEST_CASE("figures: each declared series can be drawn at its own setting of a sweep, in one panel") {
+  // A lambda sweep on one data set, as MultiBoost-CW's folders run it: MP is drawn at lambda 0.01,
+  // B at 0.1, as the claims read them; the runs at the other setting are left out.
+  test::TempDir dir;
+  for (const double lambda : {0.01, 0.1})
+    for (const auto& [s, rate] : std::vector<std::pair<std::string, double>>{{"MP", 0.5}, {"B", 0.8}})
+      for (int r = 0; r < 2; ++r) {
+        json run = make_run(s, r, rate);
+        const std::string setting = lambda == 0.01 ? "0.01" : "0.1";
+        run["run_id"] = s + "__lambda=" + setting + "__r" + std::to_string(r);
+        run["config"]["problem"]["lambda"] = lambda;
+        run["problem_key"] = "p" + setting;
+        run["group_key"] = "g" + setting;  // the runner's group key holds the problem, lambda too
+        const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
+        fs::create_directories(d);
+        std::ofstream(d / "run.json") << run.dump();
+      }
+  const auto set = compare::load_runs({(dir.path / "results").string()});
+  REQUIRE(set.runs.size() == 8);
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead
+                   << "figures:\n  - file: f.png\n    ref: R\n    x: passes\n"
+                      "    solvers: [{solver: B, where: {problem.lambda: 0.1}}, {solver: MP, where: {problem.lambda: 1e-2}}]\n"
+                      "    panels: [{y: test_error, paper: a, ours: b}]\n"
+                      "  - {file: g.png, ref: R, x: passes, panels: [{y: test_error, paper: a, ours: b}]}\n"
+                      "  - {file: h.png, ref: R, x: passes, solvers: [{solver: MP, where: {problem.lambda: 7}}], "
+                      "panels: [{y: test_error, paper: a, ours: b}]}\n"
+                      "  - {file: i.png, ref: R, x: passes, solvers: [B, {solver: MP, where: {problem.lambda: 0.01}}], "
+                      "panels: [{y: test_error, paper: a, ours: b}]}\n";
+  const auto f = check::read_claims(p.string());
+  REQUIRE(f.figures[0].solvers.size() == 2);
+  CHECK(f.figures[0].solvers[0].where.at("problem.lambda") == 0.1);
+  const compare::RunSet picked = check::figure_runs(set, f, f.figures[0]);
+  REQUIRE(picked.runs.size() == 4);
+  for (const auto& r : picked.runs) {
+    const double lambda = r.problem_config["problem"]["lambda"].get<double>();
+    CHECK(lambda == (r.solver == "MP" ? 0.01 : 0.1));
+  }
+  CHECK(picked.problems.size() == 1);  // one panel row: the series of one data set
+  const json spec = check::declared_figure_spec(picked, f.figures[0], compare::Options{});
+  REQUIRE(spec["panels"].size() == 1);
+  REQUIRE(spec["panels"][0]["series"].size() == 2);
+  CHECK(spec["panels"][0]["series"][0]["label"] == "B");  // the declared order
+  // Without a selection every setting is drawn: a row per setting of the sweep.
+  const compare::RunSet all = check::figure_runs(set, f, f.figures[1]);
+  CHECK(all.runs.size() == 8);
+  CHECK(all.problems.size() == 2);
+  // A series selected at two settings of one data set would pool them under one label.
+  try {
+    (void)check::figure_runs(set, f, f.figures[3]);
+    FAIL("a series pooling two settings was drawn");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("figure 'i.png': 'B' is selected at two settings on one data set") != std::string::npos);
+  }
+  // A selection that matches no run of the figure's experiment is an error naming the line.
+  try {
+    (void)check::figure_runs(set, f, f.figures[2]);
+    FAIL("an empty selection was drawn");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("figure 'h.png': no run of the experiment(s) e that its solvers select") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("packed runs: compare, check and status read run.json.gz as they read run.json") {

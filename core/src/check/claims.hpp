@@ -68,7 +68,10 @@ struct FigureDecl {
   std::string ref;                       ///< the paper's figure ("Fig. 4")
   std::string title;                     ///< the figure's title; empty: none
   std::vector<std::string> experiments;  ///< the runs drawn; empty: the claims file's experiment
-  std::vector<std::string> solvers;      ///< series drawn, in this order; empty: all
+  /// Series drawn, in this order; empty: all. Each entry selects runs as a claim's side does (a
+  /// solver label, optionally with experiment and `where` values), so that a figure can draw each
+  /// solver at its own setting of a sweep (MultiBoost-CW: every solver at its C), as a claim reads it.
+  std::vector<Side> solvers;
   std::string x = "passes";
   bool log_x = false;
   std::vector<FigurePanel> panels;
@@ -82,11 +85,15 @@ struct ClaimsFile {
   std::vector<FigureDecl> figures;
 };
 
+/// Whether `run` is one of the runs `side` reads: its series label, its experiment (the side's,
+/// else `default_experiment`, when either is set) and every `where` value of its configuration.
+DUALGAP_API bool side_matches(const compare::Run& run, const Side& side, const std::string& default_experiment);
+
 /// Reads a claims.yaml. Throws std::runtime_error naming file, line and what was expected.
 DUALGAP_API ClaimsFile read_claims(const std::string& path);
 
 /// The runs a declared figure draws: those of its experiments (the claims file's experiment when
-/// it names none, else all), its solvers in its order. Throws std::runtime_error when none is left.
+/// it names none, else all) that one of its `solvers` selects, in their order. Throws std::runtime_error when none is left.
 DUALGAP_API compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, const FigureDecl& figure);
 
 /// The paper-style spec (compare::figure_spec) of a declared figure on the runs of figure_runs:

@@ -304,7 +304,7 @@ struct ClaimsReader {
       d.ref = str(f["ref"], what + ".ref");
       if (f["title"]) d.title = str(f["title"], what + ".title");
       if (f["experiments"]) d.experiments = names(f["experiments"], what + ".experiments");
-      if (f["solvers"]) d.solvers = names(f["solvers"], what + ".solvers");
+      if (f["solvers"]) d.solvers = sides(f["solvers"], what + ".solvers");
       d.x = series(f["x"], what + ".x", compare::SeriesDef::Role::x);
       if (f["x_scale"]) d.log_x = scale(f["x_scale"], what + ".x_scale");
       const YAML::Node panels = f["panels"];

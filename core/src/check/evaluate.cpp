@@ -71,19 +71,25 @@ bool same_value(const json& have, const json& want) {
   return json_text(have) == json_text(want);
 }
 
-std::vector<const Run*> select(const RunSet& set, const ClaimsFile& file, const Side& side) {
-  const std::string& experiment = side.experiment.empty() ? file.experiment : side.experiment;
-  std::vector<const Run*> out;
-  for (const Run& run : set.runs) {
-    if (run.solver != side.solver) continue;
-    if (!experiment.empty() && run.experiment != experiment) continue;
-    bool ok = true;
-    for (const auto& [key, want] : side.where) {
-      const json* have = config_value(run, key);
-      if (!have || !same_value(*have, want)) ok = false;
-    }
-    if (ok) out.push_back(&run);
+}  // namespace
+
+bool side_matches(const Run& run, const Side& side, const std::string& default_experiment) {
+  if (run.solver != side.solver) return false;
+  const std::string& experiment = side.experiment.empty() ? default_experiment : side.experiment;
+  if (!experiment.empty() && run.experiment != experiment) return false;
+  for (const auto& [key, want] : side.where) {
+    const json* have = config_value(run, key);
+    if (!have || !same_value(*have, want)) return false;
   }
+  return true;
+}
+
+namespace {
+
+std::vector<const Run*> select(const RunSet& set, const ClaimsFile& file, const Side& side) {
+  std::vector<const Run*> out;
+  for (const Run& run : set.runs)
+    if (side_matches(run, side, file.experiment)) out.push_back(&run);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The figures a claims file declares (claims.hpp: FigureDecl), as specs of compare's
 // paper-style renderer: the declaration chooses runs, panels, axes and scales; figure_spec draws.
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -22,12 +23,19 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
   out.solvers = set.solvers;
   out.warnings = set.warnings;
   out.palette = set.palette;
+  // A run is drawn when one of the declared series selects it (any of the figure's experiments
+  // unless the entry names one), or when none is declared.
+  const auto selected = [&](const compare::Run& r) {
+    return figure.solvers.empty() || std::any_of(figure.solvers.begin(), figure.solvers.end(),
+                                                 [&](const Side& s) { return side_matches(r, s, ""); });
+  };
   for (const auto& r : set.runs)
     if (experiments.empty() || std::find(experiments.begin(), experiments.end(), r.experiment) != experiments.end())
-      out.runs.push_back(r);
+      if (selected(r)) out.runs.push_back(r);
   if (!experiments.empty() && out.runs.empty())
-    throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}", figure.line, figure.file,
-                                         fmt::join(experiments, ", ")));
+    throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}{}", figure.line, figure.file,
+                                         fmt::join(experiments, ", "),
+                                         figure.solvers.empty() ? "" : " that its solvers select"));
   // A raw column a declaration names must be a column of the runs: a typo is not drawn as an
   // empty panel.
   std::vector<std::pair<std::string, std::string>> names = {{figure.x, figure.line}};
@@ -50,13 +58,35 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
     const compare::SeriesDef* s = compare::find_series(p.y);
     return s && !s->needs_objective;
   });
-  if (task_measures_only)
-    for (auto& r : out.runs) r.problem_key = r.data_key;
+  if (task_measures_only) {
+    // A row per data set: with series selected per setting, the settings of a sweep (part of a
+    // run's problem) share the row of their data; without, each setting keeps its own row, since
+    // a series is drawn by its label and would pool the settings.
+    std::map<std::string, std::string> setting_of;  // data key + label -> the problem drawn
+    for (auto& r : out.runs) {
+      if (figure.solvers.empty()) {
+        r.problem_key = r.data_key;
+        continue;
+      }
+      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? r.problem_config[k].dump() : ""; };
+      r.problem_key = section("data") + "|" + section("features");
+      const std::string problem = section("problem");
+      const auto [it, added] = setting_of.emplace(r.problem_key + "|" + r.solver, problem);
+      if (!added && it->second != problem)
+        throw std::runtime_error(fmt::format("{}: figure '{}': '{}' is selected at two settings on one data set ({} and {}); "
+                                             "select one with `where`",
+                                             figure.line, figure.file, r.solver, it->second, problem));
+    }
+  }
   compare::group_runs(out);
   if (!figure.solvers.empty()) {
+    // The series in the declared order (a label selected at two settings is one series).
+    std::vector<std::string> labels;
+    for (const Side& s : figure.solvers)
+      if (std::find(labels.begin(), labels.end(), s.solver) == labels.end()) labels.push_back(s.solver);
     compare::Selection sel;
-    sel.solvers = figure.solvers;
-    sel.order = fmt::format("{}", fmt::join(figure.solvers, ","));
+    sel.solvers = labels;
+    sel.order = fmt::format("{}", fmt::join(labels, ","));
     compare::select_runs(out, sel);
   }
   return out;
