@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Summaries for the boosting experiments (experiments/multiboost-*), read from run.json files.
+"""Summaries for the boosting experiments (experiments/multiboost-*), read from run.json files
+(and the packed run.json.gz of results/, as dualgap reads them).
 
   summarize.py fig12 [--repeats N] RESULTS_DIR...
                                       mean test error per solver at iterations 10, 50, 100, ..., last
@@ -9,14 +10,17 @@
   summarize.py fig6 RESULTS_DIR...    per experiment directory: time for each solver to come within
                                       1e-3..1e-6 (relative) of L-BFGS-B's final master objective
 """
-import glob, json, os, statistics, sys
+import glob, gzip, json, os, statistics, sys
 from collections import defaultdict
 
 
 def runs(dirs):
     for d in dirs:
-        for p in glob.glob(os.path.join(d, "**", "run.json"), recursive=True):
-            with open(p) as f:
+        # A folder holding both counts once, by its run.json (as dualgap reads them).
+        paths = glob.glob(os.path.join(d, "**", "run.json"), recursive=True)
+        paths += [p for p in glob.glob(os.path.join(d, "**", "run.json.gz"), recursive=True) if p[:-3] not in paths]
+        for p in sorted(paths):
+            with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
                 r = json.load(f)
             name = r["config"].get("solver", {}).get("name") or r["config"].get("solver_name") or "?"
             yield name, r
@@ -76,28 +80,28 @@ def fig12(dirs):
 
 
 def csel(dirs):
-    by = defaultdict(list)
-    data = None
+    # One table per experiment: runs of several data sets given together are not pooled.
+    by_exp = defaultdict(lambda: defaultdict(list))
     for _, r in runs(dirs):
         lam = r["config"]["problem_resolved"]["lambda"]
         errs = [v for v in r["curve"].get("test_error", []) if v is not None]
         if errs:
-            by[(solver_name(r), 1.0 / lam)].append(errs[-1] * 100)
-        data = r["experiment"]
-    solvers = sorted({s for s, _ in by})
-    Cs = sorted({c for _, c in by})
-    print(f"# {data}: final held-out error % (mean (std) over repeats) by C = 1/lambda")
-    print("| C | " + " | ".join(solvers) + " |")
-    print("|---" * (len(solvers) + 1) + "|")
-    for c in Cs:
-        cells = []
+            by_exp[r["experiment"]][(solver_name(r), 1.0 / lam)].append(errs[-1] * 100)
+    for data, by in sorted(by_exp.items()):
+        solvers = sorted({s for s, _ in by})
+        Cs = sorted({c for _, c in by})
+        print(f"# {data}: final held-out error % (mean (std) over repeats) by C = 1/lambda")
+        print("| C | " + " | ".join(solvers) + " |")
+        print("|---" * (len(solvers) + 1) + "|")
+        for c in Cs:
+            cells = []
+            for s in solvers:
+                v = by.get((s, c), [])
+                cells.append(f"{statistics.mean(v):.2f} ({statistics.pstdev(v):.2f}), n={len(v)}" if v else "-")
+            print(f"| {c:.0e} | " + " | ".join(cells) + " |")
         for s in solvers:
-            v = by.get((s, c), [])
-            cells.append(f"{statistics.mean(v):.2f} ({statistics.pstdev(v):.2f}), n={len(v)}" if v else "-")
-        print(f"| {c:.0e} | " + " | ".join(cells) + " |")
-    for s in solvers:
-        best = min((statistics.mean(v), c) for (t, c), v in by.items() if t == s)
-        print(f"lowest for {s}: C = {best[1]:.0e} ({best[0]:.2f} %)")
+            best = min((statistics.mean(v), c) for (t, c), v in by.items() if t == s)
+            print(f"lowest for {s}: C = {best[1]:.0e} ({best[0]:.2f} %)")
 
 
 TOLS = (1e-3, 1e-4, 1e-5, 1e-6)
