@@ -11,7 +11,7 @@
 //
 //   the pass's block order (BlockOrder, without the blocks Shrinking skips) is cut into chunks;
 //   each of the N threads, until no chunk is left:                              run()
-//     takes the next chunk (a shared counter)
+//     takes the next chunk (thread t's first: the t-th; then a shared counter)
 //     for each block i of the chunk:                                            visit()
 //       S_k = <w_k, x_i>, read from the shared w by relaxed atomic loads        shared_scores
 //       exact oracle call on S (the thread's own oracle object and counters)
@@ -99,6 +99,11 @@ class AsyncExactSteps {
   AsyncExactSteps& operator=(const AsyncExactSteps&) = delete;
 
   int threads() const { return static_cast<int>(lanes_.size()); }
+  /// Share of the blocks visited so far that threads other than the caller's stepped (0 when the
+  /// others never got a chunk: a pass too short for them to wake up, or a loaded machine).
+  double others_share() const {
+    return visited_ == 0 ? 0.0 : static_cast<double>(visited_by_others_) / static_cast<double>(visited_);
+  }
 
   /// Steps the blocks at positions [begin, end) of `order` on all threads and joins. skipping:
   /// the pass skips shrunk blocks (then a block with dropped classes steps on its active classes,
@@ -109,14 +114,18 @@ class AsyncExactSteps {
     // Chunks, not one contiguous share per thread: a thread whose blocks are cheaper (shrunk,
     // fewer nonzeros) or that the scheduler holds back leaves its rest to the others. About 8
     // chunks per thread, at most kChunk blocks (a fetch_add per chunk is then nothing), at least
-    // one (small tests interleave the threads).
+    // one. Thread t's first chunk is reserved for it (the t-th of the segment): every thread
+    // steps blocks in every pass, even when the caller's thread could end a short pass before
+    // the others wake up (the pass then waits for their first chunk, as a barrier would), so
+    // the steps are asynchronous in every pass, also in the tests' small problems.
     chunk_ = std::clamp<std::size_t>((end - begin) / (8 * nthreads), 1, kChunk);
+    begin_ = begin;
     end_ = end;
     skipping_ = skipping;
     order_view_ = &order;
-    next_.store(begin, std::memory_order_relaxed);
+    next_.store(std::min(end, begin + nthreads * chunk_), std::memory_order_relaxed);
     abort_.store(false, std::memory_order_relaxed);
-    auto section = [this](int t) { work(lanes_[static_cast<std::size_t>(t)]); };
+    auto section = [this](int t) { work(lanes_[static_cast<std::size_t>(t)], static_cast<std::size_t>(t)); };
     pool_->run(section);
 
     Outcome out;
@@ -125,6 +134,7 @@ class AsyncExactSteps {
     for (std::size_t t = 0; t < nthreads; ++t) {
       Lane& lane = lanes_[t];
       out.visited += lane.visited;
+      if (t > 0) visited_by_others_ += lane.visited;
       out.moved |= lane.moved;
       out.violation = std::max(out.violation, lane.violation);
       st_.phi_circ += lane.scratch.circ;
@@ -136,6 +146,7 @@ class AsyncExactSteps {
       if (lane.failed && !failed) failed = lane.failed;
       lane.failed = nullptr;
     }
+    visited_ += out.visited;
     if (failed) std::rethrow_exception(failed);
     return out;
   }
@@ -157,14 +168,13 @@ class AsyncExactSteps {
     std::exception_ptr failed;
   };
 
-  /// A thread's part of run(): chunks until none is left (or another thread failed).
-  void work(Lane& lane) {
+  /// Thread t's part of run(): its reserved chunk, then chunks until none is left (or another
+  /// thread failed).
+  void work(Lane& lane, std::size_t t) {
     try {
       const std::vector<BlockIndex>& order = *order_view_;
-      for (;;) {
-        if (abort_.load(std::memory_order_relaxed)) return;
-        const std::size_t c0 = next_.fetch_add(chunk_, std::memory_order_relaxed);
-        if (c0 >= end_) return;
+      for (std::size_t c0 = begin_ + t * chunk_; c0 < end_ && !abort_.load(std::memory_order_relaxed);
+           c0 = next_.fetch_add(chunk_, std::memory_order_relaxed)) {
         const std::size_t c1 = std::min(end_, c0 + chunk_);
         for (std::size_t p = c0; p < c1; ++p) visit(lane, order[p], p + 1 < c1 ? &order[p + 1] : nullptr);
       }
@@ -234,10 +244,11 @@ class AsyncExactSteps {
   std::unique_ptr<std::atomic<std::uint8_t>[]> locks_;           ///< per block; repeats only
   // The current run(), read by the threads (published by the pool's start of a section).
   const std::vector<BlockIndex>* order_view_ = nullptr;
-  std::size_t end_ = 0, chunk_ = 1;
+  std::size_t begin_ = 0, end_ = 0, chunk_ = 1;
   bool skipping_ = false;
   std::atomic<std::size_t> next_{0};  ///< the next position a thread takes a chunk from
   std::atomic<bool> abort_{false};    ///< a thread failed: the others stop at their next chunk
+  std::size_t visited_ = 0, visited_by_others_ = 0;  ///< blocks visited: all, by threads 1..
   std::unique_ptr<WorkerPool> pool_;  ///< created last, destroyed first (the destructor)
 };
 

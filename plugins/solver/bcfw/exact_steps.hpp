@@ -213,7 +213,10 @@ class ExactSteps {
     it.set("exact_steps", 1.0);
     if (shrink_.enabled()) it.set("shrunk", shrink_.shrunk_share());
     if (shrink_.enabled() && opt_.class_shrinking) it.set("active_classes", st_.active_class_share());
-    if (async_) it.set("threads", static_cast<double>(async_->threads()));
+    if (async_) {
+      it.set("threads", static_cast<double>(async_->threads()));
+      it.set("other_threads_share", async_->others_share());
+    }
   }
 
   const Options& opt_;
