@@ -124,9 +124,44 @@ TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one 
           CHECK(rec->extra(last, "exact_steps") == 1.0);
           CHECK(rec->extra(last, "threads") == static_cast<double>(threads));
           CHECK(std::isnan(one->extra(one->rows.back(), "threads")));
+          // every thread's first chunk is its own: the others stepped blocks in every pass
+          CHECK(rec->extra(last, "other_threads_share") > 0);
           CHECK(c.oracle_time_s > 0);
         }
       }
+    }
+  }
+}
+
+TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one thread, certified") {
+  // Too large for the QP reference: the optimum is one thread's, and the certified gap closing
+  // shows that w is w(alpha) (a lost update would leave a gap; tried: a plain += instead of the
+  // atomic add fails this file's checks under ThreadSanitizer's interleavings).
+  WeightedOracle weighted;
+  auto plain = multiclass();
+  for (bool sparse : {false, true}) {
+    for (int shrinking : {0, 5}) {
+      const bool weighted_loss = shrinking == 5 && sparse;
+      StructuredOracle& oracle = weighted_loss ? static_cast<StructuredOracle&>(weighted) : *plain;
+      CAPTURE(sparse);
+      CAPTURE(shrinking);
+      Data data;
+      data.train = blobs(500, 6, 5, 71, 1.2, sparse);
+      const double lambda = 0.01;
+      OracleCounters c1, c2;
+      auto one = run_solver("bcfw", data, oracle, lambda, exact_threads(1, shrinking), 1e5, 1e-9, &c1, 5);
+      auto two = run_solver("bcfw", data, oracle, lambda, exact_threads(2, shrinking), 1e5, 1e-9, &c2, 5, 1,
+                            weighted_loss ? weighted_factory() : plugin_factory());
+      check_primal_ge_dual(*two);
+      const auto& last = two->rows.back();
+      CHECK(*last.m.primal - *last.m.dual <= 1e-9);
+      const double p1 = *one->rows.back().m.primal;
+      CHECK(std::abs(*last.m.primal - p1) <= 2e-9 * std::max(1.0, std::abs(p1)));
+      for (const auto& r : two->rows)
+        CHECK(static_cast<double>(r.counters.exact_calls + r.counters.approx_calls) ==
+              doctest::Approx(r.passes * 500).epsilon(1e-12));
+      CHECK(two->extra(last, "other_threads_share") > 0);
+      CHECK(two->extra(last, "other_threads_share") < 1);
     }
   }
 }
@@ -135,15 +170,16 @@ TEST_CASE("threads > 1: one oracle call per visited block, the threads' counts m
   auto oracle = multiclass();
   SUBCASE("without shrinking: n exact calls per pass at every checkpoint") {
     Data data;
-    data.train = blobs(40, 3, 3, 41, 3.0);
+    data.train = blobs(2000, 3, 3, 41, 3.0);
     OracleCounters c;
-    auto rec = run_solver("bcfw", data, *oracle, 1.0 / 40, exact_threads(2, 0), 7, 0.0, &c, 1, 1, plugin_factory());
+    auto rec = run_solver("bcfw", data, *oracle, 1.0 / 2000, exact_threads(2, 0), 7, 0.0, &c, 1, 1, plugin_factory());
     REQUIRE(rec->rows.size() == 8);
     for (std::size_t r = 0; r < rec->rows.size(); ++r) {
       CHECK(rec->rows[r].passes == static_cast<double>(r));
-      CHECK(rec->rows[r].counters.exact_calls == static_cast<std::int64_t>(r * 40));
+      CHECK(rec->rows[r].counters.exact_calls == static_cast<std::int64_t>(r * 2000));
       CHECK(rec->rows[r].counters.approx_calls == 0);
     }
+    CHECK(rec->extra(rec->rows.back(), "other_threads_share") > 0);
   }
   SUBCASE("with block and class shrinking: exact + approximate calls = blocks visited, the optimum of one thread") {
     for (bool sparse : {false, true}) {
@@ -182,10 +218,10 @@ TEST_CASE("threads > 1: one oracle call per visited block, the threads' counts m
 
 TEST_CASE("threads > 1: a run with shrinking stops at exactly max_passes (the budget's segment ends at its block)") {
   Data data;
-  data.train = blobs(200, 10, 4, 61, 1.0);
+  data.train = blobs(2000, 10, 4, 61, 1.0);
   auto oracle = multiclass();
   OracleCounters c;
-  auto rec = run_solver("bcfw", data, *oracle, 1.0 / 200, exact_threads(2, 4), 20, 0.0, &c, 1, 1, plugin_factory());
+  auto rec = run_solver("bcfw", data, *oracle, 1.0 / 2000, exact_threads(2, 4), 20, 0.0, &c, 1, 1, plugin_factory());
   REQUIRE(rec->rows.size() >= 2);
   bool fractional = false;
   for (const auto& r : rec->rows) {
@@ -194,8 +230,9 @@ TEST_CASE("threads > 1: a run with shrinking stops at exactly max_passes (the bu
   }
   CHECK(fractional);  // shrinking skipped blocks: passes that would cross 20 exist
   CHECK(rec->rows.back().passes == 20.0);
-  CHECK(c.exact_calls + c.approx_calls == 20 * 200);
+  CHECK(c.exact_calls + c.approx_calls == 20 * 2000);
   check_primal_ge_dual(*rec);
+  CHECK(rec->extra(rec->rows.back(), "other_threads_share") > 0);
 }
 
 TEST_CASE("threads > 1: orders that repeat blocks in a pass (uniform, gap sampling) reach the QP optimum") {
