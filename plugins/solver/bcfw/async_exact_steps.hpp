@@ -6,7 +6,7 @@
 //   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_k [o_i(k) + <w_k - w_{y_i}, x_i>],
 //   w = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i),  mbar_i on the simplex of the K classes.
 //
-// Their Algorithm 1 (a coordinate there is a block i here, its one-variable step the block's
+// Their algorithm (a coordinate there is a block i here, its one-variable step the block's
 // exact step of simplex_blocks.hpp), as this file runs one pass of ExactSteps::run():
 //
 //   the pass's block order (BlockOrder, without the blocks Shrinking skips) is cut into chunks;
