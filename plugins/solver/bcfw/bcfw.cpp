@@ -7,14 +7,17 @@
 //
 // With block_step exact (the default where valid: multi-class data, none of multiplane,
 // averaging, inner_steps), each block step solves the block's sub-problem exactly, as the dual
-// coordinate method of Crammer-Singer / LIBLINEAR -s 4 (simplex_blocks.hpp).
+// coordinate method of Crammer-Singer / LIBLINEAR -s 4 (simplex_blocks.hpp); with threads > 1
+// asynchronously on all threads (PASSCoDe-Atomic, async_exact_steps.hpp).
 //
 // This file is the plugin: it checks the problem, picks the block storage (options blocks and
 // block_step) and runs its loop: exact steps (SimplexBlocks) the loop of exact_steps.hpp,
 // Frank-Wolfe steps (DenseBlocks, MarginalBlocks) the loop of mp_bcfw.hpp. File layout and
 // formulas: README.md.
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "dense_blocks.hpp"
 #include "dualgap/oracles/structured.hpp"
@@ -44,11 +47,15 @@ class Bcfw final : public dualgap::Solver {
     if (!(pb.lambda > 0)) throw std::runtime_error("bcfw: problem.lambda must be > 0");
     const dualgap::Examples& ex = pb.data->train;
     if (ex.num_examples() == 0) throw std::runtime_error("bcfw: no training examples");
-    if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || simplex_blocks_apply(ex, *oracle))) {
+    const bool exact_valid = simplex_blocks_apply(ex, *oracle);
+    if (opt_.exact_step_allowed() && (opt_.block_step == BlockStep::exact || exact_valid)) {
       // A class index in 16 bits where it fits (the n x K class order of class shrinking).
       if (ex.num_classes < 65536) exact<std::uint16_t>(pb, *oracle, ctx);
       else exact<int>(pb, *oracle, ctx);
-    } else if (dense_blocks(ex, *oracle)) {
+      return;
+    }
+    warn_if_slow(exact_valid);
+    if (dense_blocks(ex, *oracle)) {
       DenseBlocks st(ex, *oracle, pb.lambda);
       MpBcfw<DenseBlocks>(opt_, *oracle, ex, st, ctx).run();
     } else {
@@ -64,6 +71,36 @@ class Bcfw final : public dualgap::Solver {
     // throws if exact steps do not apply
     SimplexBlocks<C> st(pb.data->train, oracle, pb.lambda, opt_.shrinking > 0 && opt_.class_shrinking);
     ExactSteps<SimplexBlocks<C>>(opt_, oracle, pb.data->train, st, ctx).run();
+  }
+
+  /// Frank-Wolfe steps were chosen: a warning on stderr (kept in the run's stderr.log) where a
+  /// setting, not the user's choice of algorithm, made them the steps of a run that pays for it:
+  ///  - batch > 1 on data where block_step auto would otherwise take exact steps (FW mini-batches
+  ///    there need tens of times longer to a small gap);
+  ///  - threads > 1 with batch 0, which turns the FW passes into mini-batches of `threads`
+  ///    blocks: another path, with less progress per oracle call (README, "Threads and
+  ///    mini-batches"), so it can cost more than the second thread gains.
+  /// An explicit batch on data without exact steps is a choice: no warning.
+  void warn_if_slow(bool exact_valid) const {
+    if (opt_.block_step == BlockStep::automatic && exact_valid && opt_.auto_exact_options() && opt_.batch > 1) {
+      std::fprintf(stderr,
+                   "warning: bcfw: batch: %d turns off the exact block steps that block_step auto takes on this "
+                   "multi-class data: its Frank-Wolfe mini-batch steps need tens of times longer to a small gap. "
+                   "Leave batch unset (with threads > 1 the exact steps then run asynchronously on the threads), "
+                   "or write block_step: fw to choose Frank-Wolfe steps\n",
+                   opt_.batch);
+    } else if (opt_.threads > 1 && opt_.batch == 0) {
+      std::string why;
+      if (!exact_valid) why = "exact block steps need one unit per example and no transitions";
+      else if (opt_.block_step == BlockStep::fw) why = "block_step: fw";
+      else why = "multiplane, averaging, inner_steps or blocks: dense ask for Frank-Wolfe steps";
+      std::fprintf(stderr,
+                   "warning: bcfw: threads: %d runs Frank-Wolfe mini-batch passes of %d blocks here (batch 0 = "
+                   "threads; %s): the blocks of a batch step from one w, another path than threads: 1 with less "
+                   "progress per oracle call, which can cost more than the threads gain (bcfw README, \"Threads "
+                   "and mini-batches\"). batch: 1 keeps the block-by-block pass; an explicit batch silences this\n",
+                   opt_.threads, opt_.threads, why.c_str());
+    }
   }
 
   /// Option blocks. auto: dense blocks when a plane's feature vector is much smaller than the

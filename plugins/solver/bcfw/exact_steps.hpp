@@ -26,11 +26,26 @@
 // One recorder pass = blocks visited / n (= exact and approximate oracle calls / n). Passes that
 // skip shrunk blocks are fractions of a pass, so the pass that reaches a budget of passes stops
 // at the block where it is reached: a run with max_passes P ends at P passes, not past it.
+//
+// With threads > 1 (option threads) lines 4-8 of a pass run on all threads at once, each step
+// on the shared w (PASSCoDe-Atomic, async_exact_steps.hpp); the threads join at the end of the
+// pass, so everything else above (line 9, shrinking's decisions, checkpoints) sees the joined
+// state. A pass that may reach the budget is handed to the threads in segments, the budget asked
+// between them: a budget of passes still stops the run at the same count of visited blocks as
+// one thread does (the last segment ends at the visit that reaches it). The time and oracle-call
+// budgets are asked before each pass and, in a pass that may reach the budget, between segments
+// of at most kSegment blocks per thread (one thread: before each block of such a pass); so a run
+// overshoots them by at most the rest of a pass, as with one thread. threads: 1 runs the serial
+// pass below, unchanged.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
+#include "async_exact_steps.hpp"
 #include "averages.hpp"
 #include "block_order.hpp"
 #include "checkpoints.hpp"
@@ -57,7 +72,14 @@ class ExactSteps {
         order_(opt.sample, opt.gap_refresh, n_, ctx.seed),
         shrink_(opt.shrinking, n_),
         averages_(opt.averaging, /*approximate steps:*/ false, st.w.size()),
-        checkpoints_(*ctx.recorder, oracle, st, averages_, [this](dualgap::Iterate& it) { columns(it); }) {}
+        checkpoints_(*ctx.recorder, oracle, st, averages_, [this](dualgap::Iterate& it) { columns(it); }) {
+    if (opt.threads > 1) {
+      // Options::validate refuses it; the averages would need the steps in one order.
+      if (opt.averaging) throw std::logic_error("bcfw: exact steps on several threads have no averaging");
+      const bool repeats = opt.sample == Sampling::uniform || opt.sample == Sampling::gap;
+      async_ = std::make_unique<AsyncExactSteps<Blocks>>(opt.threads, oracle, ex, st, shrink_, order_, repeats, ctx);
+    }
+  }
 
   void run() {
     if (checkpoint(0) == dualgap::Action::stop) return;
@@ -87,6 +109,7 @@ class ExactSteps {
     const std::vector<BlockIndex>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
                                                 ? order_.permute(shrink_.active())
                                                 : order_.next(order_.full_pass(iteration));
+    if (async_) return async_pass(order, cut);
     bool moved = false;
     const std::size_t m = order.size();
     const bool may_reach_budget = rec_.out_of_budget(static_cast<double>(visited_ + m) / static_cast<double>(n_));
@@ -109,6 +132,51 @@ class ExactSteps {
   }
   /// Blocks visited / n, from the whole count (no rounding error accumulates over passes).
   double passes() const { return static_cast<double>(visited_) / static_cast<double>(n_); }
+
+  /// pass() on all threads (async_exact_steps.hpp): the whole order in one parallel section, or,
+  /// in a pass that may reach the budget, in segments with the budget asked before each.
+  bool async_pass(const std::vector<BlockIndex>& order, bool& cut) {
+    const std::size_t m = order.size();
+    const bool may_reach_budget = rec_.out_of_budget(static_cast<double>(visited_ + m) / static_cast<double>(n_));
+    bool moved = false;
+    for (std::size_t begin = 0; begin < m;) {
+      std::size_t end = m;
+      if (may_reach_budget) {
+        if (rec_.out_of_budget(passes())) {
+          cut = true;
+          break;
+        }
+        end = begin + budget_segment(m - begin);
+      }
+      const auto done = async_->run(order, begin, end, shrink_.skipping());
+      visited_ += done.visited;
+      moved |= done.moved;
+      shrink_.merge(done.moved, done.violation);
+      begin = end;
+    }
+    return moved;
+  }
+  /// Blocks per thread in a segment of a pass that may reach the budget (the time and
+  /// oracle-call budgets are asked once per segment).
+  static constexpr std::size_t kSegment = 512;
+  /// The next segment of a pass that may reach the budget, out of `left` positions: at most
+  /// kSegment per thread, and no more than the k visits after which the budget of passes is
+  /// reached (the smallest k with out_of_budget((visited + k) / n), by bisection: the budget is
+  /// monotone in passes). A position is at most one visit, so the run stops at the visit where
+  /// one thread stops. (The caller has checked that the budget is not reached at k = 0.)
+  std::size_t budget_segment(std::size_t left) const {
+    auto reached = [&](std::size_t k) {
+      return rec_.out_of_budget(static_cast<double>(visited_ + k) / static_cast<double>(n_));
+    };
+    std::size_t hi = std::min(left, kSegment * static_cast<std::size_t>(async_->threads()));
+    if (!reached(hi)) return hi;
+    std::size_t lo = 0;
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      (reached(mid) ? hi : lo) = mid;
+    }
+    return hi;
+  }
 
   /// Lines 6-8 on block i: the exact oracle call at w (sparse data: the scores from the
   /// feature-major w), then the block moves to its optimum. Returns whether it moved.
@@ -145,6 +213,10 @@ class ExactSteps {
     it.set("exact_steps", 1.0);
     if (shrink_.enabled()) it.set("shrunk", shrink_.shrunk_share());
     if (shrink_.enabled() && opt_.class_shrinking) it.set("active_classes", st_.active_class_share());
+    if (async_) {
+      it.set("threads", static_cast<double>(async_->threads()));
+      it.set("other_threads_share", async_->others_share());
+    }
   }
 
   const Options& opt_;
@@ -160,6 +232,8 @@ class ExactSteps {
   dualgap::Labeling lab_;
   std::vector<double> scores_;  ///< S: the scores <w_k, x_i> of the current block at w
   std::size_t visited_ = 0;     ///< blocks visited so far (passes() = visited_ / n)
+  /// threads > 1: the passes on all threads; last member, so its threads stop first.
+  std::unique_ptr<AsyncExactSteps<Blocks>> async_;
 };
 
 }  // namespace dualgap_bcfw

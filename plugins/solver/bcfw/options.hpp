@@ -33,19 +33,21 @@ struct Options {
   BlockStep block_step = BlockStep::automatic;
   int shrinking = 100;  ///< block_step exact: a pass over all blocks every `shrinking` passes (0 = off)
   bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
-  int threads = 1;            ///< threads of the exact oracle calls (minibatch.hpp); `auto`: the hardware threads
-  int batch = 0;              ///< blocks per mini-batch of an exact pass; 0: the thread count
+  int threads = 1;  ///< exact steps: asynchronous (async_exact_steps.hpp); FW steps: a mini-batch's oracle calls (minibatch.hpp)
+  int batch = 0;    ///< FW steps: blocks per mini-batch of an exact pass, 0: the thread count; exact steps: 0 or 1
   BatchStep batch_step = BatchStep::common;  ///< how the blocks of a mini-batch step (minibatch.hpp)
 
   bool working_sets() const { return multiplane && N > 0; }
   /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
+  /// threads > 1 keeps them (they run asynchronously); an explicit batch > 1 asks for FW steps.
   bool exact_step_allowed() const {
-    return block_step == BlockStep::exact ||
-           (block_step == BlockStep::automatic && !multiplane && !averaging && inner_steps == 0 &&
-            blocks != Blocks::dense && batch_size() == 1);
+    return block_step == BlockStep::exact || (block_step == BlockStep::automatic && auto_exact_options() && batch <= 1);
   }
+  /// None of the options that make block_step auto take the paper's FW steps (batch aside).
+  bool auto_exact_options() const { return !multiplane && !averaging && inner_steps == 0 && blocks != Blocks::dense; }
   bool approximate_passes() const { return working_sets() && M > 0; }
-  /// Blocks per mini-batch of an exact pass (1: BCFW's block-by-block pass).
+  /// Blocks per mini-batch of an exact pass of FW steps (1: BCFW's block-by-block pass); exact
+  /// steps take one block per step whatever the threads.
   int batch_size() const { return batch > 0 ? batch : threads; }
 
   static void bind(dualgap::Binder<Options>& b) {
@@ -95,8 +97,9 @@ struct Options {
              "plane with line search: the paper's Algorithms 2 and 3), exact (the block's sub-problem "
              "solved in closed form over the K classes, as Crammer-Singer / LIBLINEAR -s 4: one unit "
              "per example, no transitions, no working sets), or auto: exact where it is valid and "
-             "none of multiplane, averaging, inner_steps, blocks: dense, a batch > 1 is asked for, else fw (so "
-             "BCFW-avg, MP-BCFW and MP-BCFW-avg are the paper's as written; BCFW is block_step: fw)");
+             "none of multiplane, averaging, inner_steps, blocks: dense, a batch > 1 is asked for "
+             "(threads > 1 alone keeps exact steps), else fw (so BCFW-avg, MP-BCFW and MP-BCFW-avg "
+             "are the paper's as written; BCFW is block_step: fw)");
     b.field(&Options::shrinking, "shrinking",
             "block_step exact: skip blocks whose last exact step left them unchanged, visiting all "
             "blocks every `shrinking`-th pass and after a pass without moves (0 = visit all, always)")
@@ -107,15 +110,19 @@ struct Options {
             "blocks score only its remaining classes (counted as approximate oracle calls); a pass "
             "over all blocks restores every class (as LIBLINEAR -s 4)");
     b.field(&Options::threads, "threads",
-            "threads for the exact oracle calls of a pass: a positive integer, or auto (the "
-            "machine's hardware threads); each mini-batch's calls run in parallel (Wang et al., "
-            "ICML 2016); approximate passes stay serial. The numbers depend on batch, not on threads "
-            "(but batch 0 follows threads)")
+            "threads of a pass: a positive integer, or auto (the machine's hardware threads). Exact "
+            "steps: asynchronous block steps on a shared w with atomic updates (PASSCoDe-Atomic, "
+            "Hsieh et al., ICML 2015); the iterates then depend on the scheduling (1 is the "
+            "deterministic mode), oracle counts stay exact. FW steps: each mini-batch's oracle calls "
+            "run in parallel (Wang et al., ICML 2016), approximate passes stay serial; the numbers "
+            "depend on batch, not on threads (but batch 0 follows threads)")
         .range(1, 4096)
         .named("auto", std::clamp<long long>(std::thread::hardware_concurrency(), 1, 4096));
     b.field(&Options::batch, "batch",
-            "blocks per mini-batch of an exact pass, whose oracle calls are made at the same w "
-            "(0 = the thread count; 1 = BCFW's block-by-block pass)")
+            "FW steps: blocks per mini-batch of an exact pass, whose oracle calls are made at the "
+            "same w (0 = the thread count; 1 = BCFW's block-by-block pass). Exact steps take one "
+            "block per step (0 or 1); with block_step auto a batch > 1 asks for FW steps (a warning "
+            "where exact steps apply)")
         .min(0);
     b.choice(&Options::batch_step, "batch_step", {{"common", BatchStep::common}, {"sequential", BatchStep::sequential}},
              "how the blocks of a mini-batch step after their oracle calls: common (all with one step "
@@ -130,8 +137,12 @@ struct Options {
     else if (block_step == BlockStep::exact && (multiplane || inner_steps > 0 || blocks == Blocks::dense))
       *error = "block_step: exact has no working sets, inner steps or dense blocks (multiplane: false, inner_steps: 0, blocks: auto)";
     else if (batch_size() > 1 && inner_steps > 0) *error = "inner_steps needs batch: 1 (one block per exact step)";
-    else if (block_step == BlockStep::exact && batch_size() > 1)
-      *error = "block_step: exact needs batch: 1 (each exact step solves one block against the current w)";
+    else if (block_step == BlockStep::exact && batch > 1)
+      *error = "block_step: exact takes one block per step: batch: 1 (or 0, the default); with threads > 1 the "
+               "exact steps run asynchronously on the threads, not in mini-batches";
+    else if (block_step == BlockStep::exact && threads > 1 && averaging)
+      *error = "block_step: exact with threads > 1 has no averaging (asynchronous steps have no order to weight "
+               "the iterates by); use threads: 1";
     return error->empty();
   }
 };

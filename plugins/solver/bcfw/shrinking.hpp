@@ -13,6 +13,9 @@
 //     the blocks they visit and the full pass finds the blocks that became suboptimal;
 //   - only a pass over all blocks in which no block moved certifies optimality.
 // Skipping changes which blocks are visited, never a step: the optimum reached is the same.
+// With threads (async_exact_steps.hpp) each block's flag is set by the thread that stepped it,
+// and the pass-level state (a move, the largest violation) is merged after the threads join, so
+// every decision above is taken between passes, on the joined state.
 #pragma once
 
 #include <algorithm>
@@ -58,6 +61,16 @@ class Shrinking {
     moved_last_ |= moved;
     violation_last_ = std::max(violation_last_, violation);
     if (enabled()) shrunk_[i] = !moved;
+  }
+  /// visited() in two halves, for passes on several threads (async_exact_steps.hpp): mark() on
+  /// the thread that holds block i (it writes block i's flag only), merge() once the threads have
+  /// joined, with whether any of their blocks moved and their largest violation.
+  void mark(std::size_t i, bool moved) {
+    if (enabled()) shrunk_[i] = !moved;
+  }
+  void merge(bool moved, double violation) {
+    moved_last_ |= moved;
+    violation_last_ = std::max(violation_last_, violation);
   }
   /// Share of the blocks currently shrunk (for the record).
   double shrunk_share() const {

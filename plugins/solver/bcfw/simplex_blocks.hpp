@@ -39,9 +39,17 @@
 // the max over a subset of the block's planes) and solve the sub-problem on that face; a pass
 // over all blocks restores all K classes and calls the exact oracle, so only a full pass without
 // moves certifies the optimum, as before.
+//
+// Threads (async_exact_steps.hpp, PASSCoDe-Atomic): the shared_* steps are the same step with
+// its scratch (Scratch) held by the calling thread, w read by relaxed atomic loads and changed by
+// atomic adds (std::atomic_ref), and the step's change of phi_circ summed in the scratch (added
+// after the threads join). A block's own rows (mbar_i, its class order and active count, cbar_i)
+// are touched only by the thread that holds the block. The serial step is the same code with
+// plain loads and stores (if constexpr), so one thread's numbers do not change.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -109,6 +117,39 @@ DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std:
   double t = 0;
   for (; j < d; ++j) t += a[j] * b[j];
   return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + t;
+}
+
+// Access to w where threads share it (asynchronous exact steps): every read a relaxed atomic load
+// and every change an atomic read-modify-write, so that no update is lost (w stays the sum of all
+// applied changes) and there is no data race. Relaxed: a step needs no order between entries,
+// only each entry's own (PASSCoDe-Atomic). On x86-64 the load is a plain move (but the compiler
+// does not vectorize it), the add a lock cmpxchg loop.
+static_assert(std::atomic_ref<double>::is_always_lock_free);
+[[gnu::always_inline]] inline double shared_load(const double* p) {
+  return std::atomic_ref<double>(*const_cast<double*>(p)).load(std::memory_order_relaxed);
+}
+[[gnu::always_inline]] inline void shared_add(double* p, double v) {
+  std::atomic_ref<double>(*p).fetch_add(v, std::memory_order_relaxed);
+}
+// A load of w: atomic where threads share it, plain otherwise (the serial step's own code).
+template <bool Shared>
+[[gnu::always_inline]] inline double load(const double* p) {
+  if constexpr (Shared) return shared_load(p);
+  else return *p;
+}
+// <a, b> over d entries, a read from the shared w; four partial sums (the additions do not wait
+// on each other).
+inline double shared_dot(const double* a, const double* b, std::size_t d) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t j = 0;
+  for (; j + 4 <= d; j += 4) {
+    s0 += shared_load(a + j) * b[j];
+    s1 += shared_load(a + j + 1) * b[j + 1];
+    s2 += shared_load(a + j + 2) * b[j + 2];
+    s3 += shared_load(a + j + 3) * b[j + 3];
+  }
+  for (; j < d; ++j) s0 += shared_load(a + j) * b[j];
+  return (s0 + s1) + (s2 + s3);
 }
 }  // namespace detail
 
@@ -217,6 +258,17 @@ class SimplexBlocks : public DualState {
   /// Dense X with at most this share of nonzero entries is copied to CSR (see the top).
   static constexpr double kSparseBelow = 0.25;
 
+  /// What one step works in and leaves for its loop: the scores, gradients and the projection's
+  /// input and output by active position, the change by class. The serial loop's steps use the
+  /// storage's own; each thread of an asynchronous pass holds one (scratch()).
+  struct Scratch {
+    std::vector<double> S, G, v, m, dm, kept;
+    std::vector<int> touched;  ///< classes whose entry the last step changed
+    double violation = 0;      ///< max_k G_k - min over the classes holding weight, before the last step
+    double gap = 0;            ///< n times the block gap of the last step's oracle label, before it
+    double circ = 0;           ///< shared steps: the sum of their changes of phi_circ (added after the join)
+  };
+
   /// Throws unless simplex_blocks_apply(ex, oracle). class_shrinking: drop classes that cannot
   /// enter a block's optimum (see the top of this file).
   SimplexBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda, bool class_shrinking)
@@ -242,8 +294,7 @@ class SimplexBlocks : public DualState {
     sq_norm_.assign(n_, 0.0);
     cls_.resize(n_ * K);
     active_.assign(n_, static_cast<C>(K_));
-    S_.assign(K, 0.0), G_.assign(K, 0.0), v_.assign(K, 0.0), m_.assign(K, 0.0), dm_.assign(K, 0.0);
-    touched_.reserve(K);
+    own_ = scratch();
     std::vector<int> y(1);
     auto offset = [&](std::size_t i, int k) {
       y[0] = k;
@@ -274,11 +325,7 @@ class SimplexBlocks : public DualState {
   /// m*, updates w, phi_circ and the block offset; returns whether the block moved (some entry by
   /// more than kNoMove; if not, nothing changed).
   bool step(std::size_t i, const int* yhat, double offset, const double* S) {
-    const auto K = static_cast<std::size_t>(K_);
-    active_[i] = static_cast<C>(K_);
-    const C* c = cls_.data() + i * K;
-    for (std::size_t a = 0; a < K; ++a) S_[a] = S[c[a]];
-    return solve_block(i, S[yhat[0]] + offset, yhat[0]);
+    return step_on<false>(own_, i, yhat, offset, S);
   }
   /// Whether block i has dropped classes (then step_active is its cheaper step).
   bool classes_dropped(std::size_t i) const { return active_[i] < K_; }
@@ -287,12 +334,50 @@ class SimplexBlocks : public DualState {
   /// the sub-problem on their face of the simplex. The block gap recorded is the one
   /// over those classes. Returns as step().
   bool step_active(std::size_t i) {
-    active_scores(i);
-    return solve_block(i, std::numeric_limits<double>::quiet_NaN(), -1);
+    active_scores<false>(own_, i);
+    return solve_block<false>(own_, i, std::numeric_limits<double>::quiet_NaN(), -1);
   }
   /// max_k G_k - min_{k: mbar_ik > 0} G_k of the last step's block before the step (over its
   /// active classes): 0 iff the block was optimal; what shrinking's eps_shrink bounds.
-  double last_violation() const { return last_violation_; }
+  double last_violation() const { return own_.violation; }
+
+  // ---- the same steps where threads share w (async_exact_steps.hpp) ----
+  /// A scratch for one thread's steps.
+  Scratch scratch() const {
+    const auto K = static_cast<std::size_t>(K_);
+    Scratch s;
+    s.S.assign(K, 0.0), s.G.assign(K, 0.0), s.v.assign(K, 0.0), s.m.assign(K, 0.0), s.dm.assign(K, 0.0);
+    s.touched.reserve(K);
+    return s;
+  }
+  /// S[k] = <w_k, x_i> for all K classes from the shared w, in the layout of the passes
+  /// (feature-major for sparse rows, class-major for dense ones).
+  void shared_scores(std::size_t i, std::vector<double>& S) const {
+    const auto K = static_cast<std::size_t>(K_);
+    S.assign(K, 0.0);
+    const auto r = ex_.unit_begin(i);
+    if (feature_major_) {
+      const auto& X = *rows_;
+      for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e) {
+        const double* wj = w.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
+        const double x = X.valuePtr()[e];
+        for (std::size_t k = 0; k < K; ++k) S[k] += x * detail::shared_load(wj + k);
+      }
+      return;
+    }
+    const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
+    for (std::size_t k = 0; k < K; ++k) S[k] = detail::shared_dot(w.data() + k * d_, x, d_);
+  }
+  /// step() by a thread that holds block i, with its own scratch, on the shared w. The change
+  /// of phi_circ is added to s.circ, not to phi_circ.
+  bool shared_step(Scratch& s, std::size_t i, const int* yhat, double offset, const double* S) {
+    return step_on<true>(s, i, yhat, offset, S);
+  }
+  /// step_active() by a thread that holds block i (as shared_step).
+  bool shared_step_active(Scratch& s, std::size_t i) {
+    active_scores<true>(s, i);
+    return solve_block<true>(s, i, std::numeric_limits<double>::quiet_NaN(), -1);
+  }
   /// Share of the classes still active, over all blocks (for the record).
   double active_class_share() const {
     double s = 0;
@@ -334,11 +419,11 @@ class SimplexBlocks : public DualState {
     if (s == 0.0) return;
     const auto row = ex_.unit_begin(last_block_);
     if (ex_.X.is_sparse()) {
-      for (int k : touched_) ex_.X.row_axpy(row, s * dm_[static_cast<std::size_t>(k)], target + static_cast<std::size_t>(k) * d_);
+      for (int k : own_.touched) ex_.X.row_axpy(row, s * own_.dm[static_cast<std::size_t>(k)], target + static_cast<std::size_t>(k) * d_);
       return;
     }
     const double* x = ex_.X.dense().data() + static_cast<std::size_t>(row) * d_;
-    for (int k : touched_) detail::axpy_row(target + static_cast<std::size_t>(k) * d_, s * dm_[static_cast<std::size_t>(k)], x, d_);
+    for (int k : own_.touched) detail::axpy_row(target + static_cast<std::size_t>(k) * d_, s * own_.dm[static_cast<std::size_t>(k)], x, d_);
   }
 
   /// Asks for block i's feature row and its rows of mbar, o and the class order (the loop calls
@@ -373,17 +458,28 @@ class SimplexBlocks : public DualState {
   bool zero_one_ = false;        ///< o_i(k) = [k != y_i] for every block (no table kept)
   std::vector<double> sq_norm_;  ///< ||x_i||^2
   bool class_shrinking_;
-  double last_violation_ = 0;    ///< max_k G_k - min over the classes holding weight, before the last step
   std::vector<C> cls_;           ///< n x K: row i = a permutation of the classes, active ones first
   std::vector<C> active_;        ///< number of active classes of block i
-  std::vector<double> S_, G_, v_, m_, dm_, kept_;  ///< scratch of one step, by active position
-  std::vector<int> touched_;     ///< classes whose entry the last step changed
+  Scratch own_;                  ///< the scratch of the serial loop's steps
 
   /// y_i (one unit per example).
   int label(std::size_t i) const { return ex_.y[static_cast<std::size_t>(ex_.unit_begin(i))]; }
 
-  /// S_[a] = <w_k, x_i> for the active classes k = cls_i[a] of block i (step_active's scores).
-  void active_scores(std::size_t i) {
+  /// step() on block i with scratch s: restores all K classes of the block, takes the scores by
+  /// active position, solves. Shared: w is shared by threads (see the top).
+  template <bool Shared>
+  bool step_on(Scratch& s, std::size_t i, const int* yhat, double offset, const double* S) {
+    const auto K = static_cast<std::size_t>(K_);
+    active_[i] = static_cast<C>(K_);
+    const C* c = cls_.data() + i * K;
+    for (std::size_t a = 0; a < K; ++a) s.S[a] = S[c[a]];
+    return solve_block<Shared>(s, i, S[yhat[0]] + offset, yhat[0]);
+  }
+
+  /// s.S[a] = <w_k, x_i> for the active classes k = cls_i[a] of block i (step_active's scores).
+  template <bool Shared>
+  void active_scores(Scratch& s, std::size_t i) {
+    std::vector<double>& S_ = s.S;
     const auto K = static_cast<std::size_t>(K_);
     const C* c = cls_.data() + i * K;
     const auto na = static_cast<std::size_t>(active_[i]);
@@ -401,10 +497,10 @@ class SimplexBlocks : public DualState {
           double s0 = 0, s1 = 0;
           auto e = b;
           for (; e + 1 < end; e += 2) {
-            s0 += val[e] * wk[static_cast<std::size_t>(idx[e]) * K];
-            s1 += val[e + 1] * wk[static_cast<std::size_t>(idx[e + 1]) * K];
+            s0 += val[e] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e]) * K);
+            s1 += val[e + 1] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e + 1]) * K);
           }
-          if (e < end) s0 += val[e] * wk[static_cast<std::size_t>(idx[e]) * K];
+          if (e < end) s0 += val[e] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e]) * K);
           S_[a] = s0 + s1;
         }
         return;
@@ -414,19 +510,27 @@ class SimplexBlocks : public DualState {
       for (auto e = b; e < end; ++e) {
         const double* wj = w.data() + static_cast<std::size_t>(idx[e]) * K;
         const double x = val[e];
-        for (std::size_t a = 0; a < na; ++a) S_[a] += x * wj[c[a]];
+        for (std::size_t a = 0; a < na; ++a) S_[a] += x * detail::load<Shared>(wj + c[a]);
       }
     } else {
       const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
-      for (std::size_t a = 0; a < na; ++a) S_[a] = detail::dot_row(w.data() + static_cast<std::size_t>(c[a]) * d_, x, d_);
+      for (std::size_t a = 0; a < na; ++a) {
+        const double* wk = w.data() + static_cast<std::size_t>(c[a]) * d_;
+        if constexpr (Shared) S_[a] = detail::shared_dot(wk, x, d_);
+        else S_[a] = detail::dot_row(wk, x, d_);
+      }
     }
   }
 
-  /// The step on block i over its active classes, whose scores are in S_ (by position).
+  /// The step on block i over its active classes, whose scores are in s.S (by position).
   /// target: the oracle's value S_yhat + o_i(yhat) and yhat, or NaN and -1 after step_active
   /// (then the best active class stands in for the oracle's label). Returns whether it moved.
-  bool solve_block(std::size_t i, double target, int yhat) {
+  /// Shared: w is shared by threads: atomic adds, and the change of phi_circ goes to s.circ.
+  template <bool Shared>
+  bool solve_block(Scratch& s, std::size_t i, double target, int yhat) {
     const auto K = static_cast<std::size_t>(K_);
+    std::vector<double>&S_ = s.S, &G_ = s.G, &v_ = s.v, &m_ = s.m, &dm_ = s.dm;
+    std::vector<int>& touched_ = s.touched;
     double* mb = mbar_.data() + i * K;
     // o_i(k): from the table, or [k != y_i] for the 0-1 loss
     const double* o = zero_one_ ? nullptr : off_.data() + i * K;
@@ -444,15 +548,18 @@ class SimplexBlocks : public DualState {
       if (G_[a] > best) best = G_[a], best_a = a;
     }
     if (yhat < 0) target = best, yhat = c[best_a];
-    last_gap_ = target - value - cbar_[i];
-    last_block_ = i;
-    last_scale_ = 0;
+    s.gap = target - value - cbar_[i];
+    if constexpr (!Shared) {
+      last_gap_ = s.gap;
+      last_block_ = i;
+      last_scale_ = 0;
+    }
 
     double min_held = std::numeric_limits<double>::infinity();
     for (std::size_t a = 0; a < na; ++a)
       if (mb[c[a]] > 0) min_held = std::min(min_held, G_[a]);
     // The block is optimal iff no class beats a class holding weight (KKT of the sub-problem).
-    last_violation_ = best - min_held;
+    s.violation = best - min_held;
     if (class_shrinking_) {
       for (std::size_t a = 0; a < na;) {
         if (mb[c[a]] == 0 && G_[a] < min_held) {
@@ -469,7 +576,7 @@ class SimplexBlocks : public DualState {
     if (q > 0) {
       const double t = lambda_ * static_cast<double>(n_) / q;
       for (std::size_t a = 0; a < na; ++a) v_[a] = mb[c[a]] + t * G_[a];
-      project_onto_simplex(v_.data(), na, m_.data(), kept_);
+      project_onto_simplex(v_.data(), na, m_.data(), s.kept);
     } else {
       // x_i = 0: w does not depend on block i; the best vertex of o_i (the oracle's label, which
       // no class shrinking drops: it has the largest G).
@@ -486,6 +593,34 @@ class SimplexBlocks : public DualState {
     for (std::size_t a = 0; a < na; ++a) {
       const auto k = static_cast<std::size_t>(c[a]);
       if (dm_[k] != 0.0) touched_.push_back(c[a]), mb[k] = m_[a];
+    }
+    if constexpr (Shared) {
+      // as move_offsets with gamma = 1, phi_circ's share kept by the thread
+      const double doff = circ - cbar_[i];
+      s.circ += doff / static_cast<double>(n_);
+      cbar_[i] += doff;
+      const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
+      if (feature_major_) {
+        const auto& X = *rows_;
+        const auto r = ex_.unit_begin(i);
+        const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
+        const int* idx = X.innerIndexPtr();
+        const double* val = X.valuePtr();
+        for (int k : touched_) {
+          double* wk = w.data() + k;
+          const double coef = scale * dm_[static_cast<std::size_t>(k)];
+          for (auto e = b; e < end; ++e) detail::shared_add(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
+        }
+      } else {
+        const double* x = ex_.X.dense().data() + static_cast<std::size_t>(ex_.unit_begin(i)) * d_;
+        for (int k : touched_) {
+          double* wk = w.data() + static_cast<std::size_t>(k) * d_;
+          const double coef = scale * dm_[static_cast<std::size_t>(k)];
+          for (std::size_t j = 0; j < d_; ++j)
+            if (x[j] != 0.0) detail::shared_add(wk + j, coef * x[j]);
+        }
+      }
+      return true;
     }
     move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
     if (feature_major_) {

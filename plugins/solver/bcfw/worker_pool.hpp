@@ -1,6 +1,7 @@
 // A small persistent pool of threads for the parallel sections of mini-batch passes
-// (minibatch.hpp): run(f) calls f(t) for t = 0 .. size-1, f(0) on the calling thread, and
-// returns when every call has returned. Threads are created once per solve, never per batch.
+// (minibatch.hpp) and of asynchronous exact passes (async_exact_steps.hpp): run(f) calls f(t)
+// for t = 0 .. size-1, f(0) on the calling thread, and returns when every call has returned.
+// Threads are created once per solve, never per batch or pass.
 //
 // Why not OpenMP: a section of an OCR batch holds a few microseconds of work, so a waiting thread
 // must answer within microseconds (it spins), but on a loaded machine a spinning thread takes the

@@ -1,0 +1,255 @@
+// Exact block steps on several threads (options threads > 1 with block_step exact, which auto
+// takes on multi-class data): PASSCoDe-Atomic, the asynchronous parallel dual coordinate ascent
+// of Hsieh, Yu, Dhillon, "PASSCoDe: Parallel ASynchronous Stochastic dual Co-ordinate Descent",
+// ICML 2015, on the Crammer-Singer dual that exact_steps.hpp solves one block at a time:
+//
+//   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_k [o_i(k) + <w_k - w_{y_i}, x_i>],
+//   w = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i),  mbar_i on the simplex of the K classes.
+//
+// Their algorithm (a coordinate there is a block i here, its one-variable step the block's
+// exact step of simplex_blocks.hpp), as this file runs one pass of ExactSteps::run():
+//
+//   the pass's block order (BlockOrder, without the blocks Shrinking skips) is cut into chunks;
+//   each of the N threads, until no chunk is left:                              run()
+//     takes the next chunk (thread t's first: the t-th; then a shared counter)
+//     for each block i of the chunk:                                            visit()
+//       S_k = <w_k, x_i>, read from the shared w by relaxed atomic loads        shared_scores
+//       exact oracle call on S (the thread's own oracle object and counters)
+//       m* = Proj_simplex(mbar_i + (lambda n / ||x_i||^2)(S + o_i)); mbar_i <- m*  shared_step
+//       w_k += (1/(lambda n)) (mbar_ik - m*_k) x_i for the touched classes k,
+//         each entry by one atomic add (std::atomic_ref::fetch_add)
+//   the threads join; then (ExactSteps) shrinking's pass-level state, the stopping rule and any
+//   checkpoint, on the joined state
+//
+// Why Atomic (their PASSCoDe-Atomic, not -Wild): with atomic adds w is, once the threads join,
+// exactly w(alpha) up to the rounding of the additions (every applied change added once), so
+// the checkpoint's dual F = -lambda/2 ||w||^2 + phi_circ is the dual of the alpha held and
+// certified as with one thread; -Wild's lost updates would leave a w that is not w(alpha), and
+// the recorded dual would not be a bound. Reads need no lock: a step may read w while another
+// thread changes it (their "inconsistent read"; the paper's analysis bounds the delay), each
+// value being one that w held. Only the steps' iterates change with the scheduling.
+//
+// What a thread owns: the chunk's blocks, so a block's own state (mbar_i, its class order and
+// active count, cbar_i, its shrinking flag, its gap for gap sampling) is touched by one thread
+// per pass and needs no synchronization (the pool's join orders passes). Orders that may hold a
+// block twice in one pass (sample: uniform, gap) take a per-block spin lock around a visit.
+// phi_circ and the pass-level flags are summed per thread and merged after the join.
+//
+// Counting stays exact: thread 0 calls the run's oracle, thread t > 0 its own object
+// (SolverContext::make_oracle) counted in its own OracleCounters, added to the run's after each
+// join (as minibatch.hpp): exact calls + approximate calls (class shrinking's steps on active
+// classes) = blocks visited.
+//
+// Budget: ExactSteps hands the threads a pass that may reach the recorder's budget in segments
+// and asks the budget between them (the recorder is not thread-safe); see exact_steps.hpp.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "block_order.hpp"
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/solver.hpp"
+#include "shrinking.hpp"
+#include "worker_pool.hpp"
+
+namespace dualgap_bcfw {
+
+/// Blocks: a SimplexBlocks<C> (simplex_blocks.hpp).
+template <class Blocks>
+class AsyncExactSteps {
+ public:
+  /// What the threads did in one run(): blocks visited, whether any moved, the largest
+  /// violation before a step (shrinking's eps rule).
+  struct Outcome {
+    std::size_t visited = 0;
+    bool moved = false;
+    double violation = 0;
+  };
+
+  /// threads > 1; repeats: the pass orders may hold a block more than once (sample: uniform, gap).
+  AsyncExactSteps(int threads, dualgap::StructuredOracle& oracle, const Examples& ex, Blocks& st, Shrinking& shrink,
+                  BlockOrder& order, bool repeats, dualgap::SolverContext& ctx)
+      : ex_(ex), st_(st), shrink_(shrink), order_(order), lanes_(static_cast<std::size_t>(threads)) {
+    lanes_[0].oracle = &oracle;
+    for (std::size_t t = 1; t < lanes_.size(); ++t) {
+      if (!ctx.make_oracle)
+        throw std::runtime_error("bcfw: threads > 1 needs a fresh oracle per thread, and the caller gave no "
+                                 "oracle factory (SolverContext::make_oracle)");
+      auto o = std::dynamic_pointer_cast<dualgap::StructuredOracle>(ctx.make_oracle());
+      if (!o) throw std::runtime_error("bcfw: the oracle factory made no structured oracle");
+      owned_.push_back(o);
+      lanes_[t].oracle = o.get();
+      o->attach_counters(&lanes_[t].counters);
+    }
+    for (auto& lane : lanes_) lane.scratch = st.scratch();
+    if (repeats) locks_ = std::make_unique<std::atomic<std::uint8_t>[]>(ex.num_examples());
+    pool_ = std::make_unique<WorkerPool>(threads);
+  }
+  ~AsyncExactSteps() {
+    pool_.reset();  // the threads stop before anything they read goes
+    for (std::size_t t = 1; t < lanes_.size(); ++t) lanes_[t].oracle->attach_counters(nullptr);
+  }
+  AsyncExactSteps(const AsyncExactSteps&) = delete;
+  AsyncExactSteps& operator=(const AsyncExactSteps&) = delete;
+
+  int threads() const { return static_cast<int>(lanes_.size()); }
+  /// Share of the blocks visited so far that threads other than the caller's stepped (0 when the
+  /// others never got a chunk: a pass too short for them to wake up, or a loaded machine).
+  double others_share() const {
+    return visited_ == 0 ? 0.0 : static_cast<double>(visited_by_others_) / static_cast<double>(visited_);
+  }
+
+  /// Steps the blocks at positions [begin, end) of `order` on all threads and joins. skipping:
+  /// the pass skips shrunk blocks (then a block with dropped classes steps on its active classes,
+  /// as in the serial pass). Merges the threads' oracle counters into the run's and their
+  /// changes of phi_circ into the state; rethrows the first exception a thread caught.
+  Outcome run(const std::vector<BlockIndex>& order, std::size_t begin, std::size_t end, bool skipping) {
+    const std::size_t nthreads = lanes_.size();
+    // Chunks, not one contiguous share per thread: a thread whose blocks are cheaper (shrunk,
+    // fewer nonzeros) or that the scheduler holds back leaves its rest to the others. About 8
+    // chunks per thread, at most kChunk blocks (a fetch_add per chunk is then nothing), at least
+    // one. Thread t's first chunk is reserved for it (the t-th of the segment): every thread
+    // steps blocks in every pass, even when the caller's thread could end a short pass before
+    // the others wake up (the pass then waits for their first chunk, as a barrier would), so
+    // the steps are asynchronous in every pass, also in the tests' small problems.
+    chunk_ = std::clamp<std::size_t>((end - begin) / (8 * nthreads), 1, kChunk);
+    begin_ = begin;
+    end_ = end;
+    skipping_ = skipping;
+    order_view_ = &order;
+    next_.store(std::min(end, begin + nthreads * chunk_), std::memory_order_relaxed);
+    abort_.store(false, std::memory_order_relaxed);
+    auto section = [this](int t) { work(lanes_[static_cast<std::size_t>(t)], static_cast<std::size_t>(t)); };
+    pool_->run(section);
+
+    Outcome out;
+    dualgap::OracleCounters* c = lanes_[0].oracle->counters();
+    std::exception_ptr failed;
+    for (std::size_t t = 0; t < nthreads; ++t) {
+      Lane& lane = lanes_[t];
+      out.visited += lane.visited;
+      if (t > 0) visited_by_others_ += lane.visited;
+      out.moved |= lane.moved;
+      out.violation = std::max(out.violation, lane.violation);
+      st_.phi_circ += lane.scratch.circ;
+      lane.visited = 0, lane.moved = false, lane.violation = 0, lane.scratch.circ = 0;
+      if (t > 0) {
+        if (c) c->add(lane.counters);
+        lane.counters = dualgap::OracleCounters{};
+      }
+      if (lane.failed && !failed) failed = lane.failed;
+      lane.failed = nullptr;
+    }
+    visited_ += out.visited;
+    if (failed) std::rethrow_exception(failed);
+    return out;
+  }
+
+ private:
+  /// Largest chunk of the order a thread takes at once.
+  static constexpr std::size_t kChunk = 256;
+
+  /// One thread's oracle, buffers and tallies (a cache line apart from the next thread's).
+  struct alignas(64) Lane {
+    dualgap::StructuredOracle* oracle = nullptr;
+    dualgap::OracleCounters counters;  ///< threads t > 0: their oracle's (merged after each join)
+    dualgap::Labeling lab;
+    std::vector<double> scores;
+    typename Blocks::Scratch scratch;
+    std::size_t visited = 0;
+    bool moved = false;
+    double violation = 0;
+    std::exception_ptr failed;
+  };
+
+  /// Thread t's part of run(): its reserved chunk, then chunks until none is left (or another
+  /// thread failed).
+  void work(Lane& lane, std::size_t t) {
+    try {
+      const std::vector<BlockIndex>& order = *order_view_;
+      for (std::size_t c0 = begin_ + t * chunk_; c0 < end_ && !abort_.load(std::memory_order_relaxed);
+           c0 = next_.fetch_add(chunk_, std::memory_order_relaxed)) {
+        const std::size_t c1 = std::min(end_, c0 + chunk_);
+        for (std::size_t p = c0; p < c1; ++p) visit(lane, order[p], p + 1 < c1 ? &order[p + 1] : nullptr);
+      }
+    } catch (...) {
+      lane.failed = std::current_exception();
+      abort_.store(true, std::memory_order_relaxed);
+    }
+  }
+
+  /// Block i, held by this thread (locked where a pass may hold it twice): skipped if shrunk,
+  /// else its step, as the serial pass (exact_steps.hpp) takes it.
+  void visit(Lane& lane, std::size_t i, const BlockIndex* next) {
+    BlockLock hold(locks_.get(), i);
+    if (shrink_.skip(i)) return;
+    ++lane.visited;
+    if (next) st_.prefetch(*next);
+    const bool moved = skipping_ && st_.classes_dropped(i) ? step_on_active_classes(lane, i) : step(lane, i);
+    lane.moved |= moved;
+    lane.violation = std::max(lane.violation, lane.scratch.violation);
+    shrink_.mark(i, moved);
+    order_.exact_gap(i, lane.scratch.gap);
+  }
+
+  /// ExactSteps::step on the shared w: the scores of all K classes read from it, the exact
+  /// oracle call on them (counted and timed as max_oracle, on this thread's oracle), the step.
+  bool step(Lane& lane, std::size_t i) {
+    st_.shared_scores(i, lane.scores);
+    lane.oracle->max_oracle_scored(ex_, i, lane.scores.data(), nullptr, lane.lab);
+    const double offset = lane.lab.loss + lane.lab.constant - st_.truth_constant(i);
+    return st_.shared_step(lane.scratch, i, lane.lab.labels.data(), offset, lane.scores.data());
+  }
+  /// ExactSteps::step_on_active_classes on the shared w (an approximate call, counted untimed).
+  bool step_on_active_classes(Lane& lane, std::size_t i) {
+    lane.oracle->count_untimed(dualgap::CallKind::approximate);
+    return st_.shared_step_active(lane.scratch, i);
+  }
+
+  /// Holds block i's lock while alive (no-op without locks). A thread holds one block at a
+  /// time, so two threads cannot wait on each other.
+  class BlockLock {
+   public:
+    BlockLock(std::atomic<std::uint8_t>* locks, std::size_t i) : lock_(locks ? &locks[i] : nullptr) {
+      if (!lock_) return;
+      while (lock_->exchange(1, std::memory_order_acquire) != 0)
+        while (lock_->load(std::memory_order_relaxed) != 0) {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        }
+    }
+    ~BlockLock() {
+      if (lock_) lock_->store(0, std::memory_order_release);
+    }
+    BlockLock(const BlockLock&) = delete;
+    BlockLock& operator=(const BlockLock&) = delete;
+
+   private:
+    std::atomic<std::uint8_t>* lock_;
+  };
+
+  const Examples& ex_;
+  Blocks& st_;
+  Shrinking& shrink_;
+  BlockOrder& order_;
+  std::vector<Lane> lanes_;
+  std::vector<std::shared_ptr<dualgap::StructuredOracle>> owned_;  ///< the oracles of threads 1..
+  std::unique_ptr<std::atomic<std::uint8_t>[]> locks_;           ///< per block; repeats only
+  // The current run(), read by the threads (published by the pool's start of a section).
+  const std::vector<BlockIndex>* order_view_ = nullptr;
+  std::size_t begin_ = 0, end_ = 0, chunk_ = 1;
+  bool skipping_ = false;
+  std::atomic<std::size_t> next_{0};  ///< the next position a thread takes a chunk from
+  std::atomic<bool> abort_{false};    ///< a thread failed: the others stop at their next chunk
+  std::size_t visited_ = 0, visited_by_others_ = 0;  ///< blocks visited: all, by threads 1..
+  std::unique_ptr<WorkerPool> pool_;  ///< created last, destroyed first (the destructor)
+};
+
+}  // namespace dualgap_bcfw
