@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <cstdint>
 
 #include "dualgap/parse.hpp"
 #include "dualgap/plugin.hpp"
@@ -116,6 +118,18 @@ ParsedFile parse_libsvm(const std::string& path, std::int64_t num_features) {
   return f;
 }
 
+/// Asks for transparent huge pages on the 2 MB-aligned inside of [p, p + bytes), before the first
+/// write. The matrix's arrays are fresh pages written once, in order; on a virtual machine a 4 KB
+/// page fault costs more than the bytes it maps (perf: the fault path was a quarter of a load of
+/// the 320 000-row file; with this advice the faults halve and the load takes 0.69x the time).
+/// Advice only: where THP is off (or `never`) nothing changes.
+void advise_huge_pages(void* p, std::size_t bytes) {
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 /// The examples of a parsed file; its blocks are freed as they are copied, so that the file is
 /// held once (as its blocks, then as the CSR matrix) plus one block.
 Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std::int64_t num_features, bool dense) {
@@ -139,6 +153,8 @@ Examples to_examples(ParsedFile& f, const LabelMap& map, std::int64_t base, std:
   }
   SparseMatrix S(rows, num_features);
   S.resizeNonZeros(nnz);  // exactly nnz entries: the matrix is the file's one copy
+  advise_huge_pages(S.innerIndexPtr(), static_cast<std::size_t>(nnz) * sizeof(int));
+  advise_huge_pages(S.valuePtr(), static_cast<std::size_t>(nnz) * sizeof(double));
   S.outerIndexPtr()[0] = 0;
   f.outer.drain(S.outerIndexPtr() + 1);
   f.index.drain(S.innerIndexPtr(), [base](std::int32_t j) { return static_cast<int>(j - base); });
