@@ -121,7 +121,7 @@ ParsedFile parse_libsvm(const std::string& path, std::int64_t num_features) {
 /// Asks for transparent huge pages on the 2 MB-aligned inside of [p, p + bytes), before the first
 /// write. The matrix's arrays are fresh pages written once, in order; on a virtual machine a 4 KB
 /// page fault costs more than the bytes it maps (perf: the fault path was a quarter of a load of
-/// the 320 000-row file; with this advice the faults halve and the load takes 0.69x the time).
+/// the 320 000-row file; with this advice the faults halve; docs/data.md, "Parse speed").
 /// Advice only: where THP is off (or `never`) nothing changes.
 void advise_huge_pages(void* p, std::size_t bytes) {
   constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
