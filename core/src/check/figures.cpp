@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/json_text.hpp"
 #include "check/claims.hpp"
 #include "compare/series.hpp"
 
@@ -68,7 +69,7 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
         r.problem_key = r.data_key;
         continue;
       }
-      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? r.problem_config[k].dump() : ""; };
+      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? json_text(r.problem_config[k]) : ""; };
       r.problem_key = section("data") + "|" + section("features");
       const std::string problem = section("problem");
       const auto [it, added] = setting_of.emplace(r.problem_key + "|" + r.solver, problem);
