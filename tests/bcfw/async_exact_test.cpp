@@ -15,32 +15,11 @@ using namespace bcfw_test;
 
 namespace {
 
-/// A multi-class oracle with a class-dependent loss and a constant term c(y) (as in
-/// exact_steps_test.cpp): the block offsets o_i(k) are then a table.
-class WeightedOracle final : public StructuredOracle {
- public:
-  double loss(const Examples& ex, std::size_t i, const int* y) const override {
-    const int t = ex.y[static_cast<std::size_t>(ex.unit_begin(i))];
-    return y[0] == t ? 0.0 : 1.0 + 0.5 * ((y[0] + t) % 3);
-  }
-  double constant(const Examples&, std::size_t, const int* y) const override { return 0.1 * (y[0] % 4); }
-
- protected:
-  void argmax(const Examples& ex, std::size_t i, const double* unary, const double*, bool loss_augmented,
-              Labeling& out) override {
-    double best = -1e300;
-    for (int k = 0; k < ex.num_classes; ++k) {
-      const double v = unary[k] + constant(ex, i, &k) + (loss_augmented ? loss(ex, i, &k) : 0.0);
-      if (v > best) best = v, out.labels[0] = k;
-    }
-  }
-};
-
 std::function<std::shared_ptr<Oracle>()> plugin_factory(const std::string& name = "multiclass") {
   return [name] { return dualgap::test::make<Oracle>(Kind::oracle, name); };
 }
 std::function<std::shared_ptr<Oracle>()> weighted_factory() {
-  return [] { return std::make_shared<WeightedOracle>(); };
+  return [] { return std::make_shared<WeightedMulticlassOracle>(); };
 }
 
 json exact_threads(int threads, int shrinking) {
@@ -88,7 +67,7 @@ class StderrCapture {
 }  // namespace
 
 TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one thread (dense, sparse, weighted, shrinking on and off)") {
-  WeightedOracle weighted;
+  WeightedMulticlassOracle weighted;
   auto plain = multiclass();
   for (bool sparse : {false, true}) {
     for (bool weighted_loss : {false, true}) {
@@ -137,7 +116,7 @@ TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one
   // Too large for the QP reference: the optimum is one thread's, and the certified gap closing
   // shows that w is w(alpha) (a lost update would leave a gap; tried: a plain += instead of the
   // atomic add fails this file's checks under ThreadSanitizer's interleavings).
-  WeightedOracle weighted;
+  WeightedMulticlassOracle weighted;
   auto plain = multiclass();
   for (bool sparse : {false, true}) {
     for (int shrinking : {0, 5}) {

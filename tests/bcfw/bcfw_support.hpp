@@ -312,4 +312,25 @@ inline std::unique_ptr<TestRecorder> run_bcfw(const Data& data, StructuredOracle
                     std::move(make_oracle));
 }
 
+/// A multi-class oracle with a class-dependent loss and a constant term c(y), by enumeration:
+/// exercises the block offsets o_i(k) = Delta(y_i, k) + c(k) - c(y_i) of the exact step.
+class WeightedMulticlassOracle final : public dualgap::StructuredOracle {
+ public:
+  double loss(const Examples& ex, std::size_t i, const int* y) const override {
+    const int t = ex.y[static_cast<std::size_t>(ex.unit_begin(i))];
+    return y[0] == t ? 0.0 : 1.0 + 0.5 * ((y[0] + t) % 3);
+  }
+  double constant(const Examples&, std::size_t, const int* y) const override { return 0.1 * (y[0] % 4); }
+
+ protected:
+  void argmax(const Examples& ex, std::size_t i, const double* unary, const double*, bool loss_augmented,
+              Labeling& out) override {
+    double best = -1e300;
+    for (int k = 0; k < ex.num_classes; ++k) {
+      const double v = unary[k] + constant(ex, i, &k) + (loss_augmented ? loss(ex, i, &k) : 0.0);
+      if (v > best) best = v, out.labels[0] = k;
+    }
+  }
+};
+
 }  // namespace bcfw_test

@@ -78,11 +78,7 @@ class AsyncExactSteps {
       : ex_(ex), st_(st), shrink_(shrink), order_(order), lanes_(static_cast<std::size_t>(threads)) {
     lanes_[0].oracle = &oracle;
     for (std::size_t t = 1; t < lanes_.size(); ++t) {
-      if (!ctx.make_oracle)
-        throw std::runtime_error("bcfw: threads > 1 needs a fresh oracle per thread, and the caller gave no "
-                                 "oracle factory (SolverContext::make_oracle)");
-      auto o = std::dynamic_pointer_cast<dualgap::StructuredOracle>(ctx.make_oracle());
-      if (!o) throw std::runtime_error("bcfw: the oracle factory made no structured oracle");
+      auto o = thread_oracle(ctx);
       owned_.push_back(o);
       lanes_[t].oracle = o.get();
       o->attach_counters(&lanes_[t].counters);

@@ -84,11 +84,7 @@ class MiniBatches {
         pool_(threads_) {
     oracles_.push_back(&oracle);
     for (int t = 1; t < threads_; ++t) {
-      if (!ctx.make_oracle)
-        throw std::runtime_error("bcfw: threads > 1 needs a fresh oracle per thread, and the caller gave no "
-                                 "oracle factory (SolverContext::make_oracle)");
-      auto o = std::dynamic_pointer_cast<dualgap::StructuredOracle>(ctx.make_oracle());
-      if (!o) throw std::runtime_error("bcfw: the oracle factory made no structured oracle");
+      auto o = thread_oracle(ctx);
       owned_.push_back(o);
       oracles_.push_back(o.get());
     }

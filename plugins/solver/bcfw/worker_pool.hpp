@@ -14,10 +14,15 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
+#include <stdexcept>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
+
+#include "dualgap/oracles/structured.hpp"
+#include "dualgap/solver.hpp"
 
 namespace dualgap_bcfw {
 
@@ -95,5 +100,17 @@ class WorkerPool {
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
 };
+
+/// The oracle of a worker thread t > 0: a fresh object of the run's oracle (its buffers are its
+/// own), made by the caller's factory (SolverContext::make_oracle); the threaded passes of
+/// minibatch.hpp and async_exact_steps.hpp take theirs here.
+inline std::shared_ptr<dualgap::StructuredOracle> thread_oracle(dualgap::SolverContext& ctx) {
+  if (!ctx.make_oracle)
+    throw std::runtime_error("bcfw: threads > 1 needs a fresh oracle per thread, and the caller gave no "
+                             "oracle factory (SolverContext::make_oracle)");
+  auto o = std::dynamic_pointer_cast<dualgap::StructuredOracle>(ctx.make_oracle());
+  if (!o) throw std::runtime_error("bcfw: the oracle factory made no structured oracle");
+  return o;
+}
 
 }  // namespace dualgap_bcfw
