@@ -59,6 +59,10 @@ void write_runs(const fs::path& root) {
     }
 }
 
+std::string fmt_run_id(const std::string& loss, int l, int r) {
+  return "BCD__" + loss + "__l" + std::to_string(l) + "__r" + std::to_string(r);
+}
+
 bool is_png(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   char magic[8] = {};
@@ -269,6 +273,87 @@ TEST_CASE("figures: each declared series can be drawn at its own setting of a sw
     CHECK(std::string(e.what()).find("figure 'h.png': no run of the experiment(s) e that its solvers select") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("figures: a trade-off figure draws each run as one point at its end, a series per declared loss, in x order") {
+  // The sparse BCD paper's Fig. 5: one solver on two losses over three lambdas, two repeats each;
+  // each run ends at a row sparsity and a test accuracy that the test knows.
+  test::TempDir dir;
+  const auto end_of = [](const std::string& loss, int l, int r) {
+    const double nnz = (loss == "hinge" ? 10.0 : 20.0) * (3 - l) + r;  // sparser as lambda grows
+    const double acc = (loss == "hinge" ? 0.5 : 0.4) + 0.1 * (2 - l) + 0.02 * r;
+    return std::pair<double, double>{nnz, acc};
+  };
+  const std::vector<double> lambdas = {1e-1, 1e-2, 1e-3};
+  for (const std::string loss : {"hinge", "logistic"})
+    for (int l = 0; l < 3; ++l)
+      for (int r = 0; r < 2; ++r) {
+        json run = make_run("BCD", r, 0.5);
+        const auto [nnz, acc] = end_of(loss, l, r);
+        run["run_id"] = fmt_run_id(loss, l, r);
+        run["config"]["oracle"] = {{"plugin", loss}};
+        run["config"]["problem"]["lambda"] = lambdas[l];
+        run["problem_key"] = run["group_key"] = run["objective_key"] = loss + std::to_string(l);
+        // The curve ends at (nnz, acc); earlier checkpoints are denser and worse.
+        run["curve"]["nnz_rows"] = json::array();
+        run["curve"]["test_accuracy"] = json::array();
+        for (int k = 1; k <= 20; ++k) {
+          run["curve"]["nnz_rows"].push_back(k == 20 ? nnz : 100.0);
+          run["curve"]["test_accuracy"].push_back(k == 20 ? acc : 0.1);
+        }
+        const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
+        fs::create_directories(d);
+        std::ofstream(d / "run.json") << run.dump();
+      }
+  const auto set = compare::load_runs({(dir.path / "results").string()});
+  REQUIRE(set.runs.size() == 12);
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead
+                   << "figures:\n  - file: f.png\n    ref: Fig. 5\n    kind: trade_off\n    x: nnz_rows\n"
+                      "    solvers:\n"
+                      "      - {solver: BCD, where: {oracle.plugin: logistic}, label: logistic (12)}\n"
+                      "      - {solver: BCD, where: {oracle.plugin: hinge}, label: squared hinge (2)}\n"
+                      "    panels: [{y: test_accuracy, paper: a, ours: b}, {y: time, y_scale: log, paper: a, ours: b}]\n";
+  const auto f = check::read_claims(p.string());
+  REQUIRE(f.figures[0].kind == check::FigureDecl::Kind::trade_off);
+  const compare::RunSet picked = check::figure_runs(set, f, f.figures[0]);
+  CHECK(picked.problems.size() == 1);  // the lambdas share the row of their data
+  CHECK(compare::data_label(picked.runs[0]) == "e | synthetic");  // a row's title: its data, not one run's objective
+  const json spec = check::declared_figure_spec(picked, f.figures[0], compare::Options{});
+  REQUIRE(spec["panels"].size() == 2);
+  const json& series = spec["panels"][0]["series"];
+  REQUIRE(series.size() == 2);
+  CHECK(spec["panels"][0]["steps"] == false);
+  CHECK(spec["panels"][1]["log_y"] == true);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string loss = i == 0 ? "logistic" : "hinge";
+    CHECK(series[i]["label"] == (i == 0 ? "logistic (12)" : "squared hinge (2)"));  // the declared order and names
+    CHECK(series[i]["runs"] == 6);
+    REQUIRE(series[i]["x"].size() == 3);  // a point per lambda, the repeats at their median
+    for (int l = 0; l < 3; ++l) {
+      const std::size_t at = static_cast<std::size_t>(2 - l);  // ascending row sparsity: the largest lambda first
+      const auto [nnz0, acc0] = end_of(loss, l, 0);
+      const auto [nnz1, acc1] = end_of(loss, l, 1);
+      CHECK(series[i]["x"][at].get<double>() == doctest::Approx((nnz0 + nnz1) / 2));
+      CHECK(series[i]["median"][at].get<double>() == doctest::Approx((acc0 + acc1) / 2));
+      CHECK(series[i]["lo"][at].get<double>() == doctest::Approx(acc0));
+      CHECK(series[i]["hi"][at].get<double>() == doctest::Approx(acc1));
+    }
+  }
+  CHECK(spec["panels"][1]["series"][0]["median"][0].get<double>() == doctest::Approx(2.0));  // time at the end
+  // What a trade-off declaration may not say.
+  const fs::path q = dir.path / "bad.yaml";
+  const std::string head = kHead + "figures:\n  - file: f.png\n    ref: R\n    x: nnz_rows\n";
+  const std::string panel = "    panels: [{y: test_accuracy, paper: a, ours: b}]\n";
+  CHECK(refusal(q, head + "    kind: scatter\n" + panel).find("figure 'f.png'.kind: expected curves or trade_off, found 'scatter'") !=
+        std::string::npos);
+  CHECK(refusal(q, head + "    kind: trade_off\n    solvers: [{solver: BCD, label: 'a,b'}]\n" + panel)
+            .find("solvers[0]: a series name without ','") != std::string::npos);
+  CHECK(refusal(q, head + "    kind: trade_off\n    solvers: [{solver: BCD, label: x}, {solver: C, label: x}]\n" + panel)
+            .find("solvers[1].label: 'x' names two entries") != std::string::npos);
+  // A curve's x is an x axis: a y series is a trade-off's x only.
+  CHECK(refusal(q, kHead + "figures:\n  - {file: f.png, ref: R, x: test_error, panels: [{y: gap, paper: a, ours: b}]}\n")
+            .find("expected an x series") != std::string::npos);
 }
 
 TEST_CASE("packed runs: compare, check and status read run.json.gz as they read run.json") {

@@ -72,6 +72,13 @@ struct FigureDecl {
   /// solver label, optionally with experiment and `where` values), so that a figure can draw each
   /// solver at its own setting of a sweep (MultiBoost-CW: every solver at its C), as a claim reads it.
   std::vector<Side> solvers;
+  /// The legend's name of each entry of `solvers` ("" keeps the solver's label): a solver drawn
+  /// at several settings, one series each (BCD-LS on each of three losses, Fig. 5).
+  std::vector<std::string> labels;
+  /// curves: each run a curve of y against x (the convergence figures). trade_off: each run a
+  /// point, x and y at its last checkpoint, a series joining its runs (the settings of a sweep)
+  /// in x order: the sparse BCD paper's Fig. 5, test accuracy against row sparsity over lambdas.
+  enum class Kind { curves, trade_off } kind = Kind::curves;
   std::string x = "passes";
   bool log_x = false;
   std::vector<FigurePanel> panels;

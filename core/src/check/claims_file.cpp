@@ -99,14 +99,22 @@ struct ClaimsReader {
     return s;
   }
 
-  Side side(const YAML::Node& node, const std::string& what) const {
+  // `label`: where not null, the entry may also name its series in a figure's legend.
+  Side side(const YAML::Node& node, const std::string& what, std::string* label = nullptr) const {
     Side s;
     if (node.IsScalar()) {
       s.solver = node.Scalar();
       return s;
     }
-    if (!node.IsMap()) fail(node, what + ": expected a series label or {solver, experiment, where}, found " + shown(node));
-    only_keys(node, {"solver", "experiment", "where"}, what);
+    if (!node.IsMap())
+      fail(node, fmt::format("{}: expected a series label or {{solver, experiment, where{}}}, found {}", what,
+                             label ? ", label" : "", shown(node)));
+    if (label) {
+      only_keys(node, {"solver", "experiment", "where", "label"}, what);
+      if (node["label"]) *label = str(node["label"], what + ".label");
+    } else {
+      only_keys(node, {"solver", "experiment", "where"}, what);
+    }
     if (!node["solver"]) fail(node, what + ": 'solver' is required");
     s.solver = str(node["solver"], what + ".solver");
     if (node["experiment"]) s.experiment = str(node["experiment"], what + ".experiment");
@@ -266,18 +274,20 @@ struct ClaimsReader {
 
   /// A series name of compare (compare/series.hpp) in the role of an x or a y axis, or the name
   /// of a raw curve column (e.g. master_time, nnz_rows: checked against the runs when drawn).
-  std::string series(const YAML::Node& node, const std::string& what, compare::SeriesDef::Role role) const {
+  // `any_role`: a series of either role is accepted (a trade-off figure's x).
+  std::string series(const YAML::Node& node, const std::string& what, compare::SeriesDef::Role role,
+                     bool any_role = false) const {
     const std::string name = str(node, what);
     const compare::SeriesDef* d = compare::find_series(name);
     const bool column = !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_@.-") == std::string::npos &&
                         std::islower(static_cast<unsigned char>(name.front()));
-    if (d ? d->role != role : !column)
+    if (d ? d->role != role && !any_role : !column)
       fail(node, fmt::format("{}: expected {} series ({}) or a curve column's name (lower case, digits, '_'); found '{}'", what,
                              role == compare::SeriesDef::Role::x ? "an x" : "a y", compare::series_names(role), printable(name)));
     return name;
   }
 
-  // `figures`: [{file, ref, title, experiments, solvers, x, x_scale, panels: [{y, y_scale, paper, ours}]}].
+  // `figures`: [{file, ref, title, kind, experiments, solvers, x, x_scale, panels: [{y, y_scale, paper, ours}]}].
   std::vector<FigureDecl> figures(const YAML::Node& node) const {
     if (!node.IsSequence() || node.size() == 0) fail(node, "figures: expected a list of figures, found " + shown(node));
     std::vector<FigureDecl> out;
@@ -285,7 +295,7 @@ struct ClaimsReader {
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node f = node[i];
       std::string what = fmt::format("figures[{}]", i);
-      only_keys(f, {"file", "ref", "title", "experiments", "solvers", "x", "x_scale", "panels"}, what);
+      only_keys(f, {"file", "ref", "title", "kind", "experiments", "solvers", "x", "x_scale", "panels"}, what);
       for (const char* k : {"file", "ref", "x", "panels"})
         if (!f[k]) fail(f, fmt::format("{}: '{}' is required", what, k));
       FigureDecl d;
@@ -304,8 +314,38 @@ struct ClaimsReader {
       d.ref = str(f["ref"], what + ".ref");
       if (f["title"]) d.title = str(f["title"], what + ".title");
       if (f["experiments"]) d.experiments = names(f["experiments"], what + ".experiments");
-      if (f["solvers"]) d.solvers = sides(f["solvers"], what + ".solvers");
-      d.x = series(f["x"], what + ".x", compare::SeriesDef::Role::x);
+      if (f["kind"]) {
+        const std::string k = str(f["kind"], what + ".kind");
+        if (k == "trade_off")
+          d.kind = FigureDecl::Kind::trade_off;
+        else if (k != "curves")
+          fail(f["kind"], what + ".kind: expected curves or trade_off, found '" + printable(k) + "'");
+      }
+      if (const YAML::Node list = f["solvers"]) {
+        const std::vector<YAML::Node> entries = list.IsSequence() ? std::vector<YAML::Node>(list.begin(), list.end())
+                                                                  : std::vector<YAML::Node>{list};
+        if (entries.empty()) fail(list, what + ".solvers: empty list");
+        std::set<std::string> shown_as;
+        for (std::size_t j = 0; j < entries.size(); ++j) {
+          const std::string sw = fmt::format("{}.solvers[{}]", what, j);
+          std::string label;
+          d.solvers.push_back(side(entries[j], sw, &label));
+          d.labels.push_back(label);
+          // Entries sharing a legend name are one series (a solver selected at two settings);
+          // a name given twice to different solvers would merge them silently.
+          const std::string name = label.empty() ? d.solvers.back().solver : label;
+          // Labels are matched as compare's --solver globs and joined by commas for --order.
+          if (name.find_first_of(",*?[]") != std::string::npos)
+            fail(entries[j], sw + ": a series name without ',', '*', '?', '[' or ']', found '" + printable(name) + "'");
+          if (!label.empty() && !shown_as.insert(name).second)
+            fail(entries[j], sw + ".label: '" + printable(name) + "' names two entries");
+        }
+      }
+      // A trade-off figure's x is a value at a run's end, so any quantity (row sparsity, an
+      // error) may be its x; a curve's x is an x axis of compare or a column.
+      d.x = series(f["x"], what + ".x",
+                   d.kind == FigureDecl::Kind::trade_off ? compare::SeriesDef::Role::y : compare::SeriesDef::Role::x,
+                   d.kind == FigureDecl::Kind::trade_off);
       if (f["x_scale"]) d.log_x = scale(f["x_scale"], what + ".x_scale");
       const YAML::Node panels = f["panels"];
       if (!panels.IsSequence() || panels.size() == 0)
@@ -319,7 +359,7 @@ struct ClaimsReader {
                                          std::string(k) == "y" ? "the series drawn" : "one sentence for the README"));
         FigurePanel panel;
         panel.line = where(p);
-        panel.y = series(p["y"], pw + ".y", compare::SeriesDef::Role::y);
+        panel.y = series(p["y"], pw + ".y", compare::SeriesDef::Role::y, d.kind == FigureDecl::Kind::trade_off);
         // Suboptimalities and gaps fall over decades (log, as in the papers); errors and
         // objectives are read on a linear axis unless declared otherwise.
         panel.log_y = p["y_scale"] ? scale(p["y_scale"], pw + ".y_scale") : compare::is_convergence(panel.y);

@@ -2,6 +2,7 @@
 // paper-style renderer: the declaration chooses runs, panels, axes and scales; figure_spec draws.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -25,14 +26,21 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
   out.warnings = set.warnings;
   out.palette = set.palette;
   // A run is drawn when one of the declared series selects it (any of the figure's experiments
-  // unless the entry names one), or when none is declared.
-  const auto selected = [&](const compare::Run& r) {
-    return figure.solvers.empty() || std::any_of(figure.solvers.begin(), figure.solvers.end(),
-                                                 [&](const Side& s) { return side_matches(r, s, ""); });
+  // unless the entry names one), or when none is declared; it is drawn under the first selecting
+  // entry's legend name.
+  const auto legend_name = [&](const compare::Run& r) -> std::optional<std::string> {
+    if (figure.solvers.empty()) return r.solver;
+    for (std::size_t j = 0; j < figure.solvers.size(); ++j)
+      if (side_matches(r, figure.solvers[j], ""))
+        return j < figure.labels.size() && !figure.labels[j].empty() ? figure.labels[j] : r.solver;
+    return std::nullopt;
   };
   for (const auto& r : set.runs)
     if (experiments.empty() || std::find(experiments.begin(), experiments.end(), r.experiment) != experiments.end())
-      if (selected(r)) out.runs.push_back(r);
+      if (const auto name = legend_name(r)) {
+        out.runs.push_back(r);
+        out.runs.back().solver = *name;
+      }
   if (!experiments.empty() && out.runs.empty())
     throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}{}", figure.line, figure.file,
                                          fmt::join(experiments, ", "),
@@ -57,9 +65,18 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
   // a panel of an objective's value, or of a raw column, keeps them apart.
   const bool task_measures_only = std::all_of(figure.panels.begin(), figure.panels.end(), [](const FigurePanel& p) {
     const compare::SeriesDef* s = compare::find_series(p.y);
-    return s && !s->needs_objective;
+    return s && s->task_measure;
   });
-  if (task_measures_only) {
+  const bool trade_off = figure.kind == FigureDecl::Kind::trade_off;
+  if (trade_off) {
+    // A row per data set: a trade-off's series runs through the settings of a sweep (a point
+    // per lambda), which are part of a run's problem; each series is one objective, named by
+    // its entry, so nothing of different objectives is pooled under one name.
+    for (auto& r : out.runs) {
+      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? json_text(r.problem_config[k]) : ""; };
+      r.problem_key = section("data") + "|" + section("features");
+    }
+  } else if (task_measures_only) {
     // A row per data set: with series selected per setting, the settings of a sweep (part of a
     // run's problem) share the row of their data; without, each setting keeps its own row, since
     // a series is drawn by its label and would pool the settings.
@@ -83,8 +100,10 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
   if (!figure.solvers.empty()) {
     // The series in the declared order (a label selected at two settings is one series).
     std::vector<std::string> labels;
-    for (const Side& s : figure.solvers)
-      if (std::find(labels.begin(), labels.end(), s.solver) == labels.end()) labels.push_back(s.solver);
+    for (std::size_t j = 0; j < figure.solvers.size(); ++j) {
+      const std::string& name = j < figure.labels.size() && !figure.labels[j].empty() ? figure.labels[j] : figure.solvers[j].solver;
+      if (std::find(labels.begin(), labels.end(), name) == labels.end()) labels.push_back(name);
+    }
     compare::Selection sel;
     sel.solvers = labels;
     sel.order = fmt::format("{}", fmt::join(labels, ","));
@@ -102,6 +121,14 @@ json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
   // the paper style's print 300 dpi.
   fo.dpi = 110;
   for (const auto& p : figure.panels) fo.metrics.push_back(p.y);
+  if (figure.kind == FigureDecl::Kind::trade_off) {
+    json spec = compare::trade_off_figure_spec(runs, fo, options);
+    for (std::size_t i = 0; i < spec["panels"].size(); ++i) {
+      spec["panels"][i]["log_x"] = figure.log_x;
+      spec["panels"][i]["log_y"] = figure.panels[i % figure.panels.size()].log_y;
+    }
+    return spec;
+  }
   // The claims beside the figure read each series as recorded (evaluate.cpp: P - D_best, not
   // divided by |D_best|), as the papers' figures draw them: the figure is drawn at those levels,
   // so a claim's "to primal suboptimality 1e-2" is a level of the panel it names.

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -157,6 +158,85 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
   if (figure.band != "none")
     notes.push_back(figure.band == "iqr" ? "Lines: median over repeats; bands: interquartile range."
                                          : "Lines: median over repeats; bands: min-max.");
+  spec["panels"] = std::move(panels);
+  spec["notes"] = notes;
+  return spec;
+}
+
+namespace {
+
+// The last finite value of a run's series; NaN when it has none.
+double last_value(const RunSet& set, const Run& run, const std::string& name, double oracle_cost) {
+  const std::vector<double> v = series(set, run, name, oracle_cost);
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (std::isfinite(*it)) return *it;
+  return kNaN;
+}
+
+}  // namespace
+
+json trade_off_figure_spec(const RunSet& set, const FigureOptions& figure, const Options& options) {
+  json spec = base_spec(set, figure);
+  const std::size_t per_row = std::max<std::size_t>(1, figure.metrics.size());
+  spec["columns"] = figure.columns > 0 ? figure.columns : static_cast<int>(per_row);
+  std::vector<std::string> notes;
+  const bool several = set.problems.size() > 1;
+  json panels = json::array();
+  for (const Problem& p : set.problems) {
+    if (p.approximate) notes.push_back("Approximate primal/dual (" + p.label + "): bounds not certified.");
+    for (const auto& y : figure.metrics) {
+      // The row's runs share their data, not their objective: the title names the data only.
+      json panel = {{"title", several ? data_label(set.runs[p.runs.front()]) : std::string()},
+                    {"y", y},
+                    {"xlabel", axis_label(figure.x, options.oracle_cost) + " at the end of a run"},
+                    {"ylabel", axis_label(y, options.oracle_cost)},
+                    {"log_x", false},
+                    {"log_y", false},
+                    {"steps", false},
+                    {"series", json::array()}};
+      for (const auto& label : p.solvers) {
+        // A point per objective (a setting of the sweep), over the series' repeats of it.
+        std::map<std::string, std::vector<std::pair<double, double>>> by_objective;
+        std::size_t runs = 0;
+        for (std::size_t r : p.runs) {
+          const Run& run = set.runs[r];
+          if (run.solver != label) continue;
+          const double xv = last_value(set, run, figure.x, options.oracle_cost);
+          const double yv = last_value(set, run, y, options.oracle_cost);
+          if (!std::isfinite(xv) || !std::isfinite(yv)) continue;
+          by_objective[run.objective_key.empty() ? run.run_id : run.objective_key].emplace_back(xv, yv);
+          ++runs;
+        }
+        struct Point {
+          double x, median, lo, hi;
+        };
+        std::vector<Point> points;
+        for (const auto& [objective, xy] : by_objective) {
+          std::vector<double> xs, ys;
+          for (const auto& [xv, yv] : xy) {
+            xs.push_back(xv);
+            ys.push_back(yv);
+          }
+          points.push_back({median_of(xs), median_of(ys), *std::min_element(ys.begin(), ys.end()),
+                            *std::max_element(ys.begin(), ys.end())});
+        }
+        if (points.empty()) continue;
+        std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+        json s = {{"label", label}, {"runs", runs}, {"x", json::array()}, {"median", json::array()},
+                  {"lo", json::array()}, {"hi", json::array()}};
+        for (const Point& pt : points) {
+          s["x"].push_back(pt.x);
+          s["median"].push_back(pt.median);
+          s["lo"].push_back(pt.lo);
+          s["hi"].push_back(pt.hi);
+        }
+        panel["series"].push_back(std::move(s));
+      }
+      panels.push_back(std::move(panel));
+    }
+  }
+  notes.push_back("Each point: one setting of the sweep, its values at the end of the run (median over repeats; "
+                  "bands: min-max).");
   spec["panels"] = std::move(panels);
   spec["notes"] = notes;
   return spec;

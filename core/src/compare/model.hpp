@@ -391,6 +391,18 @@ struct FigureOptions {
 DUALGAP_API nlohmann::json figure_spec(const RunSet& set, const FigureOptions& figure,
                                        const Options& options);
 
+/// "experiment | plugin(train file)": the data a run was made on, without its objective (the
+/// title of a row whose runs differ in objective, e.g. a trade-off figure's).
+DUALGAP_API std::string data_label(const Run& run);
+
+/// The spec of a trade-off figure: each run one point, `figure.x` and each metric at its last
+/// checkpoint; a series' runs of one objective (its repeats) give one point at their medians,
+/// with the repeats' range on y, and its points are joined in x order (one per setting of a
+/// sweep: the sparse BCD paper's Fig. 5, test accuracy against row sparsity over lambdas).
+/// A row of panels per problem, as figure_spec's.
+DUALGAP_API nlohmann::json trade_off_figure_spec(const RunSet& set, const FigureOptions& figure,
+                                                 const Options& options);
+
 /// The spec of the final-values figure (finals_json drawn as strip plots: one point per run, a bar
 /// at the median), laid out by `figure.panels` and `figure.columns` as figure_spec's.
 DUALGAP_API nlohmann::json finals_figure_spec(const RunSet& set, const nlohmann::json& finals,

@@ -72,6 +72,29 @@ std::string objective_label(const json& objective) {
   return out;
 }
 
+}  // namespace
+
+std::string data_label(const Run& run) {
+  std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
+  const json& c = run.problem_config;
+  if (!c.contains("data") || !c["data"].is_object()) return label;
+  const json& data = c["data"];
+  std::string d = string_or(data, "plugin");
+  // The run.json of a run names its files under the data section's params.
+  const json& params = data.contains("params") && data["params"].is_object() ? data["params"] : data;
+  for (const char* k : {"train", "name", "path"}) {
+    std::string f = string_or(data, k);
+    if (f.empty()) f = string_or(params, k);
+    if (!f.empty()) {
+      d += "(" + fs::path(f).filename().string() + ")";
+      break;
+    }
+  }
+  return d.empty() ? label : label + " | " + d;
+}
+
+namespace {
+
 std::string problem_label(const Run& run, bool experiment_has_several) {
   std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
   const json& c = run.problem_config;

@@ -59,6 +59,7 @@ struct Use {
   bool final_value = false;
   bool needs_certified_dual = false;
   bool only_with_replay = false;
+  bool task_measure = false;
 };
 
 SeriesDef with(SeriesDef d, Use u, std::string column = "", std::string formula = "") {
@@ -67,6 +68,7 @@ SeriesDef with(SeriesDef d, Use u, std::string column = "", std::string formula 
   d.final_value = u.final_value;
   d.needs_certified_dual = u.needs_certified_dual;
   d.only_with_replay = u.only_with_replay;
+  d.task_measure = u.task_measure;
   d.column = std::move(column);
   return d;
 }
@@ -126,15 +128,20 @@ std::vector<SeriesDef> build() {
   r.push_back(
       with(y_axis("dual", "dual objective", "", false, false, true, raw("dual")), {.final_value = true}, "dual"));
   r.push_back(with(y_axis("train_error", "train error", "fraction", false, false, false, raw("train_error")),
-                   {.final_value = true}, "train_error"));
+                   {.final_value = true, .task_measure = true}, "train_error"));
   r.push_back(with(y_axis("test_error", "test error", "fraction", false, false, false, raw("test_error")),
-                   {.final_value = true}, "test_error"));
+                   {.final_value = true, .task_measure = true}, "test_error"));
   // The oracle's own task loss at the prediction (mean over examples; ssvm objective): a
   // weighted or hierarchical loss differs from the 0-1 / Hamming errors above.
   r.push_back(with(y_axis("train_loss", "train task loss", "", false, false, false, raw("train_loss")),
-                   {.final_value = true}, "train_loss"));
+                   {.final_value = true, .task_measure = true}, "train_loss"));
   r.push_back(with(y_axis("test_loss", "test task loss", "", false, false, false, raw("test_loss")),
-                   {.final_value = true}, "test_loss"));
+                   {.final_value = true, .task_measure = true}, "test_loss"));
+  r.push_back(with(y_axis("test_accuracy", "test accuracy", "fraction", false, false, false, raw("test_accuracy")),
+                   {.task_measure = true}, "test_accuracy"));
+  // A model's row sparsity (the sparse BCD paper's Figs. 4-5): the percentage of features
+  // with a non-zero row of W; a property of the solution, so of the objective minimised.
+  r.push_back(with(y_axis("nnz_rows", "non-zero rows", "%", false, false, false, raw("nnz_rows")), {}, "nnz_rows"));
   return r;
 }
 

@@ -39,6 +39,9 @@ struct SeriesDef {
   bool scale_by_dual_bound = false;
   /// Needs a recorded objective (primal): a run without one shows n/a, never "censored".
   bool needs_objective = false;
+  /// The same quantity whatever objective a solver minimises (errors, accuracy, task losses):
+  /// a figure of task measures draws runs of different objectives on one data set together.
+  bool task_measure = false;
   /// Measured against the best certified dual bound (P - D_best, P_best - D): offered only
   /// where some problem has a certified dual.
   bool needs_certified_dual = false;
