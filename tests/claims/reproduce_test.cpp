@@ -49,14 +49,17 @@ json make_run(const std::string& solver, int repeat, double rate) {
           {"summary", {{"peak_rss_bytes", 5e7}}}};
 }
 
+/// Writes `run` as ROOT/<experiment>/<run_id>/run.json, as a runner lays runs out.
+void write_run(const fs::path& root, const json& run) {
+  const fs::path dir = root / run["experiment"].get<std::string>() / run["run_id"].get<std::string>();
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.json") << run.dump();
+}
+
 void write_runs(const fs::path& root) {
   for (int r = 0; r < 2; ++r)
-    for (const auto& [s, rate] : std::vector<std::pair<std::string, double>>{{"MP", 0.5}, {"B", 0.8}}) {
-      const json run = make_run(s, r, rate);
-      const fs::path dir = root / "e" / run["run_id"].get<std::string>();
-      fs::create_directories(dir);
-      std::ofstream(dir / "run.json") << run.dump();
-    }
+    for (const auto& [s, rate] : std::vector<std::pair<std::string, double>>{{"MP", 0.5}, {"B", 0.8}})
+      write_run(root, make_run(s, r, rate));
 }
 
 std::string fmt_run_id(const std::string& loss, int l, int r) {
@@ -162,9 +165,7 @@ TEST_CASE("figures: a declared figure draws a suboptimality at the levels its cl
       }
       run["curve"]["primal"] = primal;
       run["curve"]["dual"] = dual;
-      const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
-      fs::create_directories(d);
-      std::ofstream(d / "run.json") << run.dump();
+      write_run(dir.path / "results", run);
     }
   const auto set = compare::load_runs({(dir.path / "results").string()});
   const fs::path p = dir.path / "claims.yaml";
@@ -224,9 +225,7 @@ TEST_CASE("figures: each declared series can be drawn at its own setting of a sw
         run["config"]["problem"]["lambda"] = lambda;
         run["problem_key"] = "p" + setting;
         run["group_key"] = "g" + setting;  // the runner's group key holds the problem, lambda too
-        const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
-        fs::create_directories(d);
-        std::ofstream(d / "run.json") << run.dump();
+        write_run(dir.path / "results", run);
       }
   const auto set = compare::load_runs({(dir.path / "results").string()});
   REQUIRE(set.runs.size() == 8);
@@ -301,9 +300,7 @@ TEST_CASE("figures: a trade-off figure draws each run as one point at its end, a
           run["curve"]["nnz_rows"].push_back(k == 20 ? nnz : 100.0);
           run["curve"]["test_accuracy"].push_back(k == 20 ? acc : 0.1);
         }
-        const fs::path d = dir.path / "results" / "e" / run["run_id"].get<std::string>();
-        fs::create_directories(d);
-        std::ofstream(d / "run.json") << run.dump();
+        write_run(dir.path / "results", run);
       }
   const auto set = compare::load_runs({(dir.path / "results").string()});
   REQUIRE(set.runs.size() == 12);
