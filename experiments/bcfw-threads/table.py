@@ -112,12 +112,12 @@ def main(root):
     t1, t2, t8 = (times(horse[k], horse_level) for k in ("BCFW-1t", "BCFW-b2-2t", "BCFW-b8s-2t"))
     speed = lambda a, b: f"**{med(a) / med(b):.2f}x**" if med(a) and med(b) else "n/a"
     rows.append(("time to it: BCFW 1 thread / batch 2 on 2 threads / sequential batch 8 on 2 threads",
-                 f"{show(t1, ' s', 30)} / {show(t2, ' s', 30)} ({speed(t1, t2)} sooner) / {show(t8, ' s', 30)} ({speed(t1, t8)})",
-                 f"{show(times(ocr['BCFW-1t'], ocr_level), ' s', 20)} / {show(times(ocr['BCFW-b2-2t'], ocr_level), ' s', 20)}"))
+                 f"{show(t1, ' s', budget['horse'])} / {show(t2, ' s', budget['horse'])} ({speed(t1, t2)} sooner) / {show(t8, ' s', budget['horse'])} ({speed(t1, t8)})",
+                 f"{show(times(ocr['BCFW-1t'], ocr_level), ' s', budget['ocr'])} / {show(times(ocr['BCFW-b2-2t'], ocr_level), ' s', budget['ocr'])}"))
     mp = lambda runs_, k: times(runs_[k], rel_gap)
     rows.append(("MP-BCFW, 1 thread -> 2 threads, to gap 1e-2 x primal",
-                 f"{show(mp(horse, 'MP-BCFW-1t'), ' s', 30)} -> {show(mp(horse, 'MP-BCFW-b2-2t'), ' s', 30)}",
-                 f"{show(mp(ocr, 'MP-BCFW-1t'), ' s', 20)} -> {show(mp(ocr, 'MP-BCFW-b2-2t'), ' s', 20)}"))
+                 f"{show(mp(horse, 'MP-BCFW-1t'), ' s', budget['horse'])} -> {show(mp(horse, 'MP-BCFW-b2-2t'), ' s', budget['horse'])}",
+                 f"{show(mp(ocr, 'MP-BCFW-1t'), ' s', budget['ocr'])} -> {show(mp(ocr, 'MP-BCFW-b2-2t'), ' s', budget['ocr'])}"))
 
     def against_dlib(runs_, ours, peer):
         # Each repeat: our time to the primal of dlib's run of the same repeat (within 1e-9).

@@ -16,6 +16,16 @@ using nlohmann::json;
 
 namespace dualgap::check {
 
+namespace {
+
+// A section of the run's configuration as text ("" when absent): runs on the same data share
+// their data and features sections.
+std::string config_section(const compare::Run& r, const char* key) {
+  return r.problem_config.contains(key) ? json_text(r.problem_config[key]) : "";
+}
+
+}  // namespace
+
 compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, const FigureDecl& figure) {
   std::vector<std::string> experiments = figure.experiments;
   if (experiments.empty() && !file.experiment.empty()) experiments.push_back(file.experiment);
@@ -73,8 +83,7 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
     // per lambda), which are part of a run's problem; each series is one objective, named by
     // its entry, so nothing of different objectives is pooled under one name.
     for (auto& r : out.runs) {
-      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? json_text(r.problem_config[k]) : ""; };
-      r.problem_key = section("data") + "|" + section("features");
+      r.problem_key = config_section(r, "data") + "|" + config_section(r, "features");
     }
   } else if (task_measures_only) {
     // A row per data set: with series selected per setting, the settings of a sweep (part of a
@@ -86,9 +95,8 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
         r.problem_key = r.data_key;
         continue;
       }
-      const auto section = [&](const char* k) { return r.problem_config.contains(k) ? json_text(r.problem_config[k]) : ""; };
-      r.problem_key = section("data") + "|" + section("features");
-      const std::string problem = section("problem");
+      r.problem_key = config_section(r, "data") + "|" + config_section(r, "features");
+      const std::string problem = config_section(r, "problem");
       const auto [it, added] = setting_of.emplace(r.problem_key + "|" + r.solver, problem);
       if (!added && it->second != problem)
         throw std::runtime_error(fmt::format("{}: figure '{}': '{}' is selected at two settings on one data set ({} and {}); "

@@ -196,7 +196,10 @@ json trade_off_figure_spec(const RunSet& set, const FigureOptions& figure, const
                     {"series", json::array()}};
       for (const auto& label : p.solvers) {
         // A point per objective (a setting of the sweep), over the series' repeats of it.
-        std::map<std::string, std::vector<std::pair<double, double>>> by_objective;
+        struct Values {
+          std::vector<double> x, y;
+        };
+        std::map<std::string, Values> by_objective;
         std::size_t runs = 0;
         for (std::size_t r : p.runs) {
           const Run& run = set.runs[r];
@@ -204,21 +207,18 @@ json trade_off_figure_spec(const RunSet& set, const FigureOptions& figure, const
           const double xv = last_value(set, run, figure.x, options.oracle_cost);
           const double yv = last_value(set, run, y, options.oracle_cost);
           if (!std::isfinite(xv) || !std::isfinite(yv)) continue;
-          by_objective[run.objective_key.empty() ? run.run_id : run.objective_key].emplace_back(xv, yv);
+          Values& v = by_objective[run.objective_key.empty() ? run.run_id : run.objective_key];
+          v.x.push_back(xv);
+          v.y.push_back(yv);
           ++runs;
         }
         struct Point {
           double x, median, lo, hi;
         };
         std::vector<Point> points;
-        for (const auto& [objective, xy] : by_objective) {
-          std::vector<double> xs, ys;
-          for (const auto& [xv, yv] : xy) {
-            xs.push_back(xv);
-            ys.push_back(yv);
-          }
-          points.push_back({median_of(xs), median_of(ys), *std::min_element(ys.begin(), ys.end()),
-                            *std::max_element(ys.begin(), ys.end())});
+        for (const auto& [objective, v] : by_objective) {
+          const auto [lo, hi] = std::minmax_element(v.y.begin(), v.y.end());
+          points.push_back({median_of(v.x), median_of(v.y), *lo, *hi});
         }
         if (points.empty()) continue;
         std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
