@@ -1,5 +1,6 @@
 // `dualgap check` on hand-made run.json files whose verdicts are worked out by hand.
 #include <fstream>
+#include <set>
 
 #include <yaml-cpp/yaml.h>
 
@@ -321,6 +322,23 @@ TEST_CASE("check: every field of a claims file is typed: file:line and what was 
         path + ":1: ci: expected a list of {file, set}, found '5'");
   CHECK(refusal("ci: [{file: e.yaml, set: a=1}]\n" + head + "  - {id: a, ref: T1, external: x}\n").find(
             ":1: ci[0].set: expected a list of KEY=VALUE, found 'a=1'") != std::string::npos);
+  // the experiment files a claims file names are plain names of its folder: it names no path elsewhere
+  CHECK(refusal("ci: [{file: ../other/e.yaml}]\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":1: ci[0].file: expected a file name of letters, digits, '.', '_', '-' ending in .yaml, found '../other/e.yaml'");
+  CHECK(refusal("protocol: [a.yaml, /etc/x.yaml]\n" + head + "  - {id: a, ref: T1, external: x}\n").find(
+            ":1: protocol[1]: expected a file name of") != std::string::npos);
+  CHECK(refusal("protocol: [a.yaml, .hidden.yaml]\n" + head + "  - {id: a, ref: T1, external: x}\n").find(
+            "found '.hidden.yaml'") != std::string::npos);
+  CHECK(refusal("protocol: [a.yml]\n" + head + "  - {id: a, ref: T1, external: x}\n").find("ending in .yaml, found 'a.yml'") !=
+        std::string::npos);
+  CHECK(refusal("protocol: [claims.yaml]\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":1: protocol[0]: expected an experiment file, found the claims file itself");
+  CHECK(refusal("protocol:\n  - a.yaml\n  - b.yaml\n  - a.yaml\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":4: protocol[2]: 'a.yaml' is listed twice");
+  CHECK(refusal("protocol: []\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":1: protocol: expected a list of the folder's experiment files, found an empty list");
+  CHECK(refusal("protocol: a.yaml\n" + head + "  - {id: a, ref: T1, external: x}\n") ==
+        path + ":1: protocol: expected a list of the folder's experiment files, found 'a.yaml'");
   // no claims: the file (not line 0) and why
   CHECK(refusal("") == path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
   CHECK(refusal("# only a comment\n") == path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
@@ -344,6 +362,15 @@ TEST_CASE("check: every experiment folder's claims.yaml reads, with a ci profile
     CHECK(!file.claims.empty());
     YAML::Node root = YAML::LoadFile(claims.string());
     CHECK_MESSAGE((root["ci"] && root["ci"].IsSequence() && root["ci"].size() > 0), claims.string() << ": no ci profile");
+    // what reproduce runs is what the folder holds: a folder of several experiment files lists
+    // each in its protocol (none left out, none missing), and each ci file is one of them
+    std::set<std::string> yamls;
+    for (const auto& e : fs::directory_iterator(entry.path()))
+      if (e.path().extension() == ".yaml" && e.path().filename() != "claims.yaml") yamls.insert(e.path().filename().string());
+    const std::set<std::string> listed(file.protocol.begin(), file.protocol.end());
+    if (yamls.size() > 1) CHECK_MESSAGE(listed == yamls, claims.string() << ": protocol does not list the folder's experiment files");
+    if (!listed.empty()) CHECK_MESSAGE(listed == yamls, claims.string() << ": protocol names a file the folder does not hold");
+    for (const auto& c : file.ci) CHECK_MESSAGE(yamls.count(c.file) == 1, claims.string() << ": ci names " << c.file);
   }
   CHECK(folders == 18);
 }

@@ -82,12 +82,18 @@ struct FigureDecl {
   std::string x = "passes";
   bool log_x = false;
   std::vector<FigurePanel> panels;
+  /// Panels per row of the picture; 0: the declared panels of one problem per row (a grid of
+  /// many one-panel problems, e.g. data sets x settings, reads better with `columns: 4`).
+  int columns = 0;
   std::string line;
 };
 
 struct ClaimsFile {
   std::string path, paper, experiment;
   std::vector<Claim> claims;
+  /// The experiment files (plain names beside claims.yaml) a full-scale reproduction runs, in
+  /// order. Empty: the folder's one experiment file (reproduce refuses a folder of several).
+  std::vector<std::string> protocol;
   std::vector<CiRun> ci;
   std::vector<FigureDecl> figures;
 };

@@ -1,11 +1,13 @@
 // Reading claims.yaml: every key is checked, and a mistake names the file, the line and what
 // was expected (a claim that silently reads nothing would "hold" vacuously).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include "base/util.hpp"
@@ -62,6 +64,30 @@ struct ClaimsReader {
   std::string str(const YAML::Node& node, const std::string& what) const {
     if (!node.IsScalar()) fail(node, what + ": expected a string, found " + shown(node));
     return node.Scalar();
+  }
+
+  /// A plain file name beside claims.yaml ending in one of `endings`: letters, digits, '.', '_',
+  /// '-', not starting with '.'. Nothing a claims file names is a path elsewhere (a figure written,
+  /// an experiment file run).
+  std::string file_name(const YAML::Node& node, const std::string& what, const std::vector<std::string>& endings) const {
+    const std::string name = str(node, what);
+    const bool plain = !name.empty() && name.front() != '.' &&
+                       name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+                           std::string::npos;
+    const bool ends = std::any_of(endings.begin(), endings.end(), [&](const std::string& e) {
+      return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
+    });
+    if (!plain || !ends)
+      fail(node, fmt::format("{}: expected a file name of letters, digits, '.', '_', '-' ending in {}, found '{}'", what,
+                             fmt::join(endings, " or "), printable(name)));
+    return name;
+  }
+
+  /// An experiment file of the folder: a plain *.yaml name other than claims.yaml.
+  std::string experiment_file(const YAML::Node& node, const std::string& what) const {
+    const std::string name = file_name(node, what, {".yaml"});
+    if (name == "claims.yaml") fail(node, what + ": expected an experiment file, found the claims file itself");
+    return name;
   }
 
   double number(const YAML::Node& node, const std::string& what, Range range = Range::any) const {
@@ -287,7 +313,7 @@ struct ClaimsReader {
     return name;
   }
 
-  // `figures`: [{file, ref, title, kind, experiments, solvers, x, x_scale, panels: [{y, y_scale, paper, ours}]}].
+  // `figures`: [{file, ref, title, kind, experiments, solvers, x, x_scale, columns, panels: [{y, y_scale, paper, ours}]}].
   std::vector<FigureDecl> figures(const YAML::Node& node) const {
     if (!node.IsSequence() || node.size() == 0) fail(node, "figures: expected a list of figures, found " + shown(node));
     std::vector<FigureDecl> out;
@@ -295,20 +321,12 @@ struct ClaimsReader {
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node f = node[i];
       std::string what = fmt::format("figures[{}]", i);
-      only_keys(f, {"file", "ref", "title", "kind", "experiments", "solvers", "x", "x_scale", "panels"}, what);
+      only_keys(f, {"file", "ref", "title", "kind", "experiments", "solvers", "x", "x_scale", "columns", "panels"}, what);
       for (const char* k : {"file", "ref", "x", "panels"})
         if (!f[k]) fail(f, fmt::format("{}: '{}' is required", what, k));
       FigureDecl d;
       d.line = where(f);
-      d.file = str(f["file"], what + ".file");
-      // A plain file name beside the README: nothing a declaration says is a path elsewhere.
-      const bool plain = !d.file.empty() && d.file.front() != '.' &&
-                         d.file.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
-                             std::string::npos;
-      const auto ends = [&](const char* e) { return d.file.size() > 4 && d.file.compare(d.file.size() - 4, 4, e) == 0; };
-      if (!plain || !(ends(".svg") || ends(".png")))
-        fail(f["file"], what + ".file: expected a file name of letters, digits, '.', '_', '-' ending in .svg or .png, found '" +
-                            printable(d.file) + "'");
+      d.file = file_name(f["file"], what + ".file", {".svg", ".png"});
       if (!files.insert(d.file).second) fail(f["file"], what + ".file: '" + printable(d.file) + "' is declared twice");
       what = "figure '" + d.file + "'";
       d.ref = str(f["ref"], what + ".ref");
@@ -347,6 +365,12 @@ struct ClaimsReader {
                    d.kind == FigureDecl::Kind::trade_off ? compare::SeriesDef::Role::y : compare::SeriesDef::Role::x,
                    d.kind == FigureDecl::Kind::trade_off);
       if (f["x_scale"]) d.log_x = scale(f["x_scale"], what + ".x_scale");
+      if (const YAML::Node c = f["columns"]) {
+        const double n = number(c, what + ".columns (panels per row)", Range::positive);
+        if (n != std::floor(n) || n > 12)
+          fail(c, what + ".columns (panels per row): expected a whole number from 1 to 12, found " + shown(c));
+        d.columns = static_cast<int>(n);
+      }
       const YAML::Node panels = f["panels"];
       if (!panels.IsSequence() || panels.size() == 0)
         fail(panels, what + ".panels: expected a list of panels {y, y_scale, paper, ours}, found " + shown(panels));
@@ -382,12 +406,26 @@ struct ClaimsReader {
       only_keys(node[i], {"file", "set"}, what);
       if (!node[i]["file"]) fail(node[i], what + ": 'file' is required");
       CiRun run;
-      run.file = str(node[i]["file"], what + ".file");
+      run.file = experiment_file(node[i]["file"], what + ".file");
       if (const YAML::Node set = node[i]["set"]) {
         if (!set.IsSequence()) fail(set, what + ".set: expected a list of KEY=VALUE, found " + shown(set));
         for (const auto& s : set) run.sets.push_back(str(s, what + ".set"));
       }
       out.push_back(std::move(run));
+    }
+    return out;
+  }
+
+  // `protocol`: the experiment files a full-scale reproduction runs, in order: [EXPERIMENT.yaml, ...].
+  std::vector<std::string> protocol(const YAML::Node& node) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "protocol: expected a list of the folder's experiment files, found " +
+                     (node.IsSequence() ? std::string("an empty list") : shown(node)));
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string what = fmt::format("protocol[{}]", i);
+      out.push_back(experiment_file(node[i], what));
+      if (std::count(out.begin(), out.end(), out.back()) > 1) fail(node[i], what + ": '" + out.back() + "' is listed twice");
     }
     return out;
   }
@@ -407,9 +445,10 @@ ClaimsFile read_claims(const std::string& path) {
   f.path = path;
   if (root.IsNull())
     throw std::runtime_error(path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
-  r.only_keys(root, {"paper", "experiment", "ci", "claims", "figures"}, "claims file");
+  r.only_keys(root, {"paper", "experiment", "protocol", "ci", "claims", "figures"}, "claims file");
   if (root["paper"]) f.paper = r.str(root["paper"], "paper");
   if (root["experiment"]) f.experiment = r.str(root["experiment"], "experiment");
+  if (root["protocol"]) f.protocol = r.protocol(root["protocol"]);
   if (root["ci"]) f.ci = r.ci(root["ci"]);
   if (root["figures"]) f.figures = r.figures(root["figures"]);
   const YAML::Node claims = root["claims"];

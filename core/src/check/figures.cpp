@@ -128,6 +128,7 @@ json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
   // Committed beside a README (at most 300 KB a folder): a PNG at a screen's resolution, not
   // the paper style's print 300 dpi.
   fo.dpi = 110;
+  fo.columns = figure.columns;
   for (const auto& p : figure.panels) fo.metrics.push_back(p.y);
   if (figure.kind == FigureDecl::Kind::trade_off) {
     json spec = compare::trade_off_figure_spec(runs, fo, options);

@@ -93,13 +93,14 @@ const std::vector<Command>& commands() {
        "or not measurable, with the measured figures beside the paper's. Exit status: 0 when every\n"
        "measurable claim holds, 1 when one fails (or, with --strict, cannot be measured), 2 bad usage.\n",
        check_main},
-      {"reproduce", "FOLDER [--scale ci|full] [--executor slurm] [--out DIR] [--from RESULTS] [--write]",
+      {"reproduce", "FOLDER [--scale ci|full] [--executor slurm] [--jobs N] [--out DIR] [--from RESULTS] [--write]",
        "reproduce an experiment folder: fetch its data, run it, check its claims, draw its figures",
        reproduce_options,
        {{"folder", "FOLDER", "an experiment folder (experiments/NAME: its YAML files and claims.yaml)", true, false, nullptr}},
        "In order: 'data fetch' for the data sets the folder's experiments name that are not under\n"
-       "$DUALGAP_DATA yet; 'run' of each experiment file of the folder (at --scale ci the ci profile's\n"
-       "files of claims.yaml, with its --set values) into OUT/FOLDER, resuming what is there; the claims of\n"
+       "$DUALGAP_DATA yet; 'run' of each experiment file claims.yaml's 'protocol' lists (the folder's only\n"
+       "experiment file when it lists none; at --scale ci the files of its ci profile, with their --set\n"
+       "values) into OUT/FOLDER, resuming what is there, --jobs N runs at once; the claims of\n"
        "claims.yaml (as 'check'); the figures its 'figures:' list declares (docs/reproduce.md), drawn in\n"
        "the paper's layout. Then prints, as a unified diff, how the README section it would write (the\n"
        "figures with one sentence per panel, the claims table, between <!-- reproduce:begin --> and\n"

@@ -1,4 +1,4 @@
-// `dualgap reproduce FOLDER [--scale ci|full] [--executor slurm] [--out DIR] [--from RESULTS] [--write]`
+// `dualgap reproduce FOLDER [--scale ci|full] [--executor slurm] [--jobs N] [--out DIR] [--from RESULTS] [--write]`
 // and `dualgap results pack SRC DST`.
 //
 // reproduce is the other commands in sequence, through their own entry points (one table, one
@@ -88,22 +88,36 @@ struct ExperimentRun {
   std::vector<std::string> sets;
 };
 
-/// The experiment files of the folder at a scale: at full scale every *.yaml of the folder but
-/// claims.yaml, as the files say (the protocol); at ci scale the claims' ci profile, with its --set
-/// values (a folder's profile may leave out its longest files).
+/// The experiment files of the folder at a scale: at full scale those claims.yaml's `protocol`
+/// lists, as the files say (the folder's only experiment file when it lists none: a second *.yaml
+/// dropped in the folder is never run unlisted); at ci scale the claims' ci profile, with its --set
+/// values (a folder's profile may leave out its longest files). Each named file must be there.
 std::vector<ExperimentRun> experiment_runs(const fs::path& folder, const check::ClaimsFile& claims, bool ci) {
   std::vector<ExperimentRun> out;
   if (ci) {
     if (claims.ci.empty())
       throw ConfigError(fmt::format("{}: no 'ci' profile: --scale ci needs one (see docs/check.md)", claims.path));
-    for (const auto& c : claims.ci) out.push_back({(folder / c.file).string(), c.sets});
-    return out;
+    for (const auto& c : claims.ci) out.push_back({c.file, c.sets});
+  } else if (!claims.protocol.empty()) {
+    for (const auto& f : claims.protocol) out.push_back({f, {}});
+  } else {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(folder))
+      if (e.path().extension() == ".yaml" && e.path().filename() != "claims.yaml") files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    if (files.size() != 1)
+      throw ConfigError(fmt::format("{}: no 'protocol' list, and the folder holds {} experiment files ({}): list the "
+                                    "files a full reproduction runs as 'protocol: [FILE.yaml, ...]' (see docs/check.md)",
+                                    claims.path, files.size(), files.empty() ? "none" : fmt::format("{}", fmt::join(files, ", "))));
+    out.push_back({files.front(), {}});
   }
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(folder))
-    if (e.path().extension() == ".yaml" && e.path().filename() != "claims.yaml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  for (auto& f : files) out.push_back({f, {}});
+  std::error_code ec;
+  for (auto& r : out) {
+    if (!fs::is_regular_file(folder / r.file, ec))
+      throw ConfigError(fmt::format("{}: {} names '{}', which is not a file of {}", claims.path, ci ? "ci" : "protocol",
+                                    r.file, printable(folder.string())));
+    r.file = (folder / r.file).string();
+  }
   return out;
 }
 
@@ -235,6 +249,8 @@ void reproduce_options(po::options_description& d) {
                   "full (the folder's protocol) or ci (its claims' ci profile: fewer repeats, smaller budgets)")(
       "executor", choice({"local", "slurm"}, false), "where the runs run: local (default) or slurm (submitted; reproduce "
                                               "again with --from once the jobs are done)")(
+      "jobs,j", whole(1, 4096, "the number of runs at once"), "runs at once (run's --jobs; the protocol's timings "
+                                                               "assume what each folder's README says)")(
       "out,o", output_path()->default_value("runs"), "results folder of the runs: OUT/FOLDER (resumed when it exists)")(
       "from", po::value<std::string>(), "render from this results folder (e.g. results/FOLDER) without running anything")(
       "figures", output_path(), "where the figures are written without --write (default: OUT/FOLDER/figures)")(
@@ -243,8 +259,8 @@ void reproduce_options(po::options_description& d) {
 
 int reproduce_main(const Args& a) {
   // Usage first: a conflict of options is reported before any file is read.
-  if (a.has("from") && (a.has("scale") || a.has("executor")))
-    throw UsageError("--from renders recorded runs: --scale and --executor apply to a run, not to --from");
+  if (a.has("from") && (a.has("scale") || a.has("executor") || a.has("jobs")))
+    throw UsageError("--from renders recorded runs: --scale, --executor and --jobs apply to a run, not to --from");
   fs::path folder = fs::path(a.text("folder")).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();  // "experiments/x/": its name and parent
   const fs::path claims_path = folder / "claims.yaml";
@@ -265,6 +281,7 @@ int reproduce_main(const Args& a) {
     for (const auto& r : runs) {
       std::vector<std::string> args = {r.file, "--out", results};
       if (a.has("executor")) args.insert(args.end(), {"--executor", a.text("executor")});
+      if (a.has("jobs")) args.insert(args.end(), {"--jobs", std::to_string(a.get<int>("jobs"))});
       for (const auto& s : r.sets) args.insert(args.end(), {"--set", s});
       std::cerr << fmt::format("reproduce: dualgap run {}\n", fmt::join(args, " "));
       const int rc = run_command("run", args);
