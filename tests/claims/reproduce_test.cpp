@@ -2,6 +2,7 @@
 // `dualgap reproduce` end to end on a tiny generated-data folder. The refusals of damaged packed
 // records (a gzip bomb, a .gz that is not gzip) are catalog cases (results-gz-*).
 #include <fstream>
+#include <set>
 
 #include "check/claims.hpp"
 #include "core/cli_support.hpp"
@@ -80,7 +81,7 @@ TEST_CASE("figures: a declaration is read with its panels, axes, scales and sent
   const fs::path p = dir.path / "claims.yaml";
   std::ofstream(p) << kHead
                    << "figures:\n"
-                      "  - file: fig4.png\n    ref: Fig. 4\n    x: oracle_calls\n    x_scale: log\n"
+                      "  - file: fig4.png\n    ref: Fig. 4\n    x: oracle_calls\n    x_scale: log\n    columns: 2\n"
                       "    solvers: [MP, B]\n    panels:\n"
                       "      - {y: primal_subopt, paper: P says, ours: we see}\n"
                       "      - {y: test_error, y_scale: log, paper: P2, ours: O2}\n"
@@ -92,6 +93,7 @@ TEST_CASE("figures: a declaration is read with its panels, axes, scales and sent
   CHECK(d.ref == "Fig. 4");
   CHECK(d.x == "oracle_calls");
   CHECK(d.log_x);
+  CHECK(d.columns == 2);
   REQUIRE(d.solvers.size() == 2);
   CHECK(d.solvers[0].solver == "MP");
   CHECK(d.solvers[1].solver == "B");
@@ -125,6 +127,10 @@ TEST_CASE("figures: every mistake of a declaration names the file, the line and 
                            "  - {file: f.png, ref: R, x: passes, panels: [{y: gap, paper: a, ours: b}]}\n")
             .find(":7: figures[1].file: 'f.png' is declared twice") != std::string::npos);
   CHECK(refusal(p, kHead + "figures: []\n").find(":5: figures: expected a list of figures") != std::string::npos);
+  for (const std::string columns : {"0", "2.5", "13", "many"})
+    CHECK(refusal(p, kHead + "figures:\n  - {file: f.png, ref: R, x: passes, columns: " + columns +
+                         ", panels: [{y: gap, paper: a, ours: b}]}\n")
+              .find(":6: figure 'f.png'.columns (panels per row): expected") != std::string::npos);
 }
 
 TEST_CASE("figures: a raw column a declaration names must be a column of the runs") {
@@ -315,7 +321,6 @@ TEST_CASE("figures: a trade-off figure draws each run as one point at its end, a
   REQUIRE(f.figures[0].kind == check::FigureDecl::Kind::trade_off);
   const compare::RunSet picked = check::figure_runs(set, f, f.figures[0]);
   CHECK(picked.problems.size() == 1);  // the lambdas share the row of their data
-  CHECK(compare::data_label(picked.runs[0]) == "e | synthetic");  // a row's title: its data, not one run's objective
   const json spec = check::declared_figure_spec(picked, f.figures[0], compare::Options{});
   REQUIRE(spec["panels"].size() == 2);
   const json& series = spec["panels"][0]["series"];
@@ -351,6 +356,71 @@ TEST_CASE("figures: a trade-off figure draws each run as one point at its end, a
   // A curve's x is an x axis: a y series is a trade-off's x only.
   CHECK(refusal(q, kHead + "figures:\n  - {file: f.png, ref: R, x: test_error, panels: [{y: gap, paper: a, ours: b}]}\n")
             .find("expected an x series") != std::string::npos);
+}
+
+TEST_CASE("figures: a row is titled by what tells it apart from the figure's other rows") {
+  test::TempDir dir;
+  // Two experiments (a data set each) at two lambdas: a row is named by its experiment and its
+  // lambda, not by the data file the experiment already names or the loss all rows share.
+  const auto make = [](const std::string& experiment, const std::string& file, const std::string& loss, double lambda, int k) {
+    json run = make_run("BCD", 0, 0.5);
+    run["experiment"] = experiment;
+    run["run_id"] = "BCD__" + loss + std::to_string(k);
+    run["config"]["data"] = {{"plugin", "libsvm"}, {"params", {{"train", "/data/" + file}, {"scale", "none"}}}};
+    run["config"]["oracle"] = {{"plugin", loss}};
+    run["objective"] = {{"family", "sparse_multiclass"}, {"loss", loss}, {"lambda", lambda}};
+    run["problem_key"] = run["objective_key"] = experiment + loss + std::to_string(k);
+    return run;
+  };
+  int k = 0;
+  for (const std::string data : {"mnist", "sector"})
+    for (double lambda : {1e-3, 1e-5}) write_run(dir.path / "a", make("fig-" + data, data + ".scale", "sq_hinge", lambda, k++));
+  compare::RunSet set = compare::load_runs({(dir.path / "a").string()});
+  REQUIRE(set.problems.size() == 4);
+  std::set<std::string> titles;
+  for (const auto& p : set.problems) titles.insert(p.title);
+  CHECK(titles == std::set<std::string>{"fig-mnist | lambda=0.001", "fig-mnist | lambda=1e-05", "fig-sector | lambda=0.001",
+                                        "fig-sector | lambda=1e-05"});
+  // the label names all of it, the data file read from run.json's data params too
+  CHECK(set.problems[0].label.find("libsvm(mnist.scale)") != std::string::npos);
+  // a declared figure's panels carry the titles, laid out in the declared columns
+  const fs::path p = dir.path / "claims.yaml";
+  std::ofstream(p) << kHead << "figures:\n  - {file: f.png, ref: R, x: passes, columns: 2, experiments: [fig-mnist, fig-sector],\n"
+                      "     panels: [{y: gap, paper: a, ours: b}]}\n";
+  const auto f = check::read_claims(p.string());
+  const json spec = check::declared_figure_spec(check::figure_runs(set, f, f.figures[0]), f.figures[0], compare::Options{});
+  CHECK(spec["columns"] == 2);
+  std::set<std::string> drawn;
+  for (const auto& panel : spec["panels"]) drawn.insert(panel["title"].get<std::string>());
+  CHECK(drawn == titles);
+
+  // Rows keyed by their data (a trade-off's, a figure of task measures): a row holds several
+  // losses, so its title names its data only, never one run's objective.
+  compare::RunSet rows;
+  for (const std::string data : {"mnist", "sector"})
+    for (const std::string loss : {"sq_hinge", "logistic"}) {
+      rows.runs.push_back(set.runs.front());
+      compare::Run& r = rows.runs.back();
+      r.experiment = "fig";
+      r.problem_config = make("fig", data + ".scale", loss, 1e-3, 0)["config"];
+      r.objective = {{"family", "sparse_multiclass"}, {"loss", loss}, {"lambda", 1e-3}};
+      r.problem_key = data;
+    }
+  compare::group_runs(rows);
+  REQUIRE(rows.problems.size() == 2);
+  CHECK(rows.problems[0].title == "mnist.scale");
+  CHECK(rows.problems[1].title == "sector.scale");
+
+  // Rows no stated fact tells apart keep a short hash of their key, so they still differ.
+  for (auto& r : rows.runs) {
+    r.problem_config["data"]["params"]["train"] = "/data/same.scale";
+    r.objective["loss"] = "sq_hinge";
+  }
+  compare::group_runs(rows);
+  REQUIRE(rows.problems.size() == 2);
+  CHECK(rows.problems[0].title.size() == 10);  // "[" 8 hex digits "]"
+  CHECK(rows.problems[0].title.front() == '[');
+  CHECK(rows.problems[0].title != rows.problems[1].title);
 }
 
 TEST_CASE("packed runs: compare, check and status read run.json.gz as they read run.json") {
@@ -474,4 +544,45 @@ TEST_CASE("reproduce: runs a folder, checks it, draws its figure, shows the READ
   // bad usage
   CHECK(run_cli("reproduce " + dir.path.string()).code == 2);
   CHECK(run_cli("reproduce " + folder.string() + " --from x --scale ci").code == 2);
+}
+
+TEST_CASE("reproduce: at full scale it runs the files claims.yaml's protocol lists, and no other") {
+  test::TempDir dir;
+  const fs::path folder = dir.path / "experiments" / "two";
+  fs::create_directories(folder);
+  const std::string body = "data: {plugin: synthetic_multiclass, n: 40, n_test: 20, d: 4, K: 3}\n"
+                           "oracle: {plugin: multiclass}\nproblem: {lambda: 1/n}\n"
+                           "solvers:\n  - {name: BCFW, plugin: bcfw}\nstop: {max_passes: 3}\nrepeats: 2\nseed: 0\n";
+  std::ofstream(folder / "a.yaml") << "name: two-a\n" << body;
+  std::ofstream(folder / "stray.yaml") << "name: two-stray\n" << body;  // dropped in the folder, not the protocol
+  const std::string claims = "paper: p\nexperiment: two-a\nclaims:\n  - {id: a, ref: R, final: {a: BCFW, metric: gap, below: 1e9}}\n";
+  const std::string out = (dir.path / "runs").string();
+  const auto reproduce = [&](const std::string& extra) { return run_cli("reproduce " + folder.string() + " --out " + out + extra); };
+
+  // two experiment files and no list: refused before anything runs, naming the files
+  std::ofstream(folder / "claims.yaml") << claims;
+  auto r = reproduce("");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("claims.yaml: no 'protocol' list, and the folder holds 2 experiment files (a.yaml, stray.yaml)") !=
+        std::string::npos);
+  CHECK(!fs::exists(fs::path(out) / "two"));
+
+  // a listed file that is not there
+  std::ofstream(folder / "claims.yaml") << "protocol: [a.yaml, gone.yaml]\n" << claims;
+  r = reproduce("");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("protocol names 'gone.yaml', which is not a file of") != std::string::npos);
+  CHECK(!fs::exists(fs::path(out) / "two"));
+
+  // the protocol runs, two at once with --jobs; the stray file does not
+  std::ofstream(folder / "claims.yaml") << "protocol: [a.yaml]\n" << claims;
+  r = reproduce(" --jobs 2");
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("2 runs, 2 at once") != std::string::npos);
+  CHECK(fs::exists(fs::path(out) / "two" / "two-a"));
+  CHECK(!fs::exists(fs::path(out) / "two" / "two-stray"));
+
+  // --jobs is a run's option, not --from's
+  CHECK(run_cli("reproduce " + folder.string() + " --from " + out + "/two --jobs 2").code == 2);
 }

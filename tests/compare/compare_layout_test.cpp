@@ -33,7 +33,7 @@ bool have_python() {
 }
 
 /// Runs shaped like the paper's: an objective near 100 (relative labels, the longest), problems
-/// named as real ones (a data file, an oracle, an objective: long panel titles), `solvers` series,
+/// named as real ones (long data file names: long panel titles), `solvers` series,
 /// `checkpoints` rows; with `raw_columns`, the raw columns experiment folders' figures name
 /// (master_time, nnz_rows).
 void layout_runs(const fs::path& root, int problems, const std::vector<std::string>& solvers, int checkpoints = 150,
@@ -51,7 +51,9 @@ void layout_runs(const fs::path& root, int problems, const std::vector<std::stri
         run.checkpoints = checkpoints;
         run.optimum = 100.0;
         json j = synthetic_run_json(run);
-        j["config"]["data"] = {{"plugin", "dense_text"}, {"train", "/data/usps/zip.train.gz"}};
+        // a panel is titled by what tells its problem apart: here its (long) data file
+        j["config"]["data"] = {{"plugin", "dense_text"},
+                               {"train", "/data/usps/zip-digits-16x16-grey-levels-part-" + std::to_string(p) + ".train.gz"}};
         j["objective"] = {{"family", "ssvm"}, {"loss", "structured_hinge"}, {"lambda", 0.000137 * (p + 1)}};
         j["objective_key"] = "objective-" + std::to_string(p);
         if (raw_columns) {

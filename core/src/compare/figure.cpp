@@ -127,7 +127,7 @@ json figure_spec(const RunSet& set, const FigureOptions& figure, const Options& 
     const Problem& p = set.problems[cell.problem];
     Curves& c = curves[ci];
     const std::string ylabel = c.y.empty() ? axis_label(cell.y) + " (not available)" : c.label;
-    json panel = {{"title", several ? p.label + (p.approximate ? "  [approximate]" : "") : std::string()},
+    json panel = {{"title", several ? p.title + (p.approximate ? "  [approximate]" : "") : std::string()},
                   {"y", cell.y},
                   {"xlabel", axis_label(figure.x, options.oracle_cost)},
                   {"ylabel", ylabel},
@@ -185,8 +185,8 @@ json trade_off_figure_spec(const RunSet& set, const FigureOptions& figure, const
   for (const Problem& p : set.problems) {
     if (p.approximate) notes.push_back("Approximate primal/dual (" + p.label + "): bounds not certified.");
     for (const auto& y : figure.metrics) {
-      // The row's runs share their data, not their objective: the title names the data only.
-      json panel = {{"title", several ? data_label(set.runs[p.runs.front()]) : std::string()},
+      // The row's runs share their data, not their objective: its title names what they share.
+      json panel = {{"title", several ? p.title : std::string()},
                     {"y", y},
                     {"xlabel", axis_label(figure.x, options.oracle_cost) + " at the end of a run"},
                     {"ylabel", axis_label(y, options.oracle_cost)},
@@ -276,8 +276,9 @@ json finals_figure_spec(const RunSet& set, const json& finals, const FigureOptio
     const std::size_t set_problem = pi;
     const bool approximate = set_problem < set.problems.size() && set.problems[set_problem].approximate;
     panels.push_back({{"kind", "strip"},
-                      {"title", several ? problems[pi]["label"].get<std::string>() + (approximate ? "  [approximate]" : "")
-                                        : std::string()},
+                      {"title", several && set_problem < set.problems.size()
+                                    ? set.problems[set_problem].title + (approximate ? "  [approximate]" : "")
+                                    : std::string()},
                       {"xlabel", ""},
                       {"ylabel", fp["label"]},
                       {"log_x", false},

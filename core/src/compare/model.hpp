@@ -88,6 +88,9 @@ struct Run {
 /// Runs sharing data, features, oracle and problem parameters.
 struct Problem {
   std::string key, label;
+  /// What tells this problem apart from the set's others, for a figure's row ("bcd-fig2-4-mnist |
+  /// lambda=0.001"; title_problems); `label` names all of it.
+  std::string title;
   std::string objective_key;
   /// Why this problem is shown apart from others on the same data (different objectives);
   /// empty otherwise.
@@ -391,9 +394,18 @@ struct FigureOptions {
 DUALGAP_API nlohmann::json figure_spec(const RunSet& set, const FigureOptions& figure,
                                        const Options& options);
 
-/// "experiment | plugin(train file)": the data a run was made on, without its objective (the
-/// title of a row whose runs differ in objective, e.g. a trade-off figure's).
-DUALGAP_API std::string data_label(const Run& run);
+/// The file name of the data a configuration reads (its training file, else its data set's name,
+/// path or directory), or "" when it reads none (generated data).
+DUALGAP_API std::string data_file_name(const nlohmann::json& config);
+
+/// The data set a run was made on, as a title names it: its data_file_name, else its data plugin.
+DUALGAP_API std::string data_name(const Run& run);
+
+/// Sets each problem's `title` (titles.cpp): the facts true of all its runs (experiment, data set,
+/// features, oracle, objective terms, data settings, in that order) that tell it apart from the
+/// set's other problems, each named only when the ones before leave rows alike; a short hash of
+/// the key when no fact does.
+DUALGAP_API void title_problems(RunSet& set);
 
 /// The spec of a trade-off figure: each run one point, `figure.x` and each metric at its last
 /// checkpoint; a series' runs of one objective (its repeats) give one point at their medians,

@@ -72,42 +72,13 @@ std::string objective_label(const json& objective) {
   return out;
 }
 
-}  // namespace
-
-std::string data_label(const Run& run) {
-  std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
-  const json& c = run.problem_config;
-  if (!c.contains("data") || !c["data"].is_object()) return label;
-  const json& data = c["data"];
-  std::string d = string_or(data, "plugin");
-  // The run.json of a run names its files under the data section's params.
-  const json& params = data.contains("params") && data["params"].is_object() ? data["params"] : data;
-  for (const char* k : {"train", "name", "path"}) {
-    std::string f = string_or(data, k);
-    if (f.empty()) f = string_or(params, k);
-    if (!f.empty()) {
-      d += "(" + fs::path(f).filename().string() + ")";
-      break;
-    }
-  }
-  return d.empty() ? label : label + " | " + d;
-}
-
-namespace {
-
 std::string problem_label(const Run& run, bool experiment_has_several) {
   std::string label = run.experiment.empty() ? std::string("runs") : run.experiment;
   const json& c = run.problem_config;
   std::vector<std::string> parts;
   if (c.contains("data") && c["data"].is_object()) {
     std::string d = string_or(c["data"], "plugin");
-    for (const char* k : {"train", "name", "path"}) {
-      std::string f = string_or(c["data"], k);
-      if (!f.empty()) {
-        d += "(" + fs::path(f).filename().string() + ")";
-        break;
-      }
-    }
+    if (const std::string f = data_file_name(c); !f.empty()) d += "(" + f + ")";
     if (!d.empty()) parts.push_back(d);
   }
   if (c.contains("oracle") && c["oracle"].is_object()) {
@@ -408,6 +379,7 @@ void group_runs(RunSet& set, const std::string& order) {
             "objectives are never measured against one bound.",
             set.problems[i].objective_key.empty() ? std::string("(unnamed)") : set.problems[i].objective_key,
             list.size() - 1);
+  title_problems(set);
 }
 
 RunSet load_runs(const std::vector<std::string>& inputs) {
