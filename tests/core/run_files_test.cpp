@@ -223,6 +223,21 @@ TEST_CASE("run.json reader: the config evaluate rebuilds a run from") {
                  {"solver", {{"plugin", "bcfw"}, {"params", json::object()}}},
                  {"record", {{"train_error", true}}}};
   CHECK(config_refusal(d).empty());
+  // every key the rebuild reads is there: a const json's operator[] of a missing key is undefined
+  // behaviour (a fuzzed run.json without data.params read freed memory)
+  struct Cut {
+    std::string section, key, message;  // erase config[section][key], or config[key] when section is ""
+  };
+  for (const Cut& cut : std::vector<Cut>{
+           {"data", "params", "config.data.params: missing (expected the plugin's parameters (an object)"},
+           {"solver", "params", "config.solver.params: missing"},
+           {"", "features", "config.features: missing (expected a list of plugin sections"},
+           {"", "oracle", "config.oracle: missing (expected a plugin section, or null"},
+           {"", "problem", "config.problem: missing (expected the problem section (an object)"}}) {
+    json e = d;
+    (cut.section.empty() ? e["config"] : e["config"][cut.section]).erase(cut.key);
+    CHECK_MESSAGE(config_refusal(e).find(cut.message) != std::string::npos, cut.key << ": " << config_refusal(e));
+  }
   json c = d;
   c["config"]["data"]["plugin"] = 5;
   CHECK(config_refusal(c).find("config.data.plugin: expected a plugin name, found the number 5") != std::string::npos);

@@ -494,12 +494,14 @@ void check_run_config(const RunFile& run) {
   const json* config = c.find(run.doc, "config");
   if (!config || !config->is_object())
     c.fail("config", "the run's configuration (an object): the problem is rebuilt from it", config);
+  // Every key the rebuild reads is required here, with its type: prepare_run reads the config
+  // as a const json, where operator[] of a missing key is undefined behaviour, not an error.
   // A plugin section: {plugin: NAME, params: {...}}.
   auto section = [&](const json& s, const std::string& at) {
     if (!s.is_object()) c.fail(at, "a plugin section {plugin, params}", &s);
     const json* plugin = c.find(s, "plugin");
     if (!plugin || !plugin->is_string()) c.fail(at + ".plugin", "a plugin name", plugin);
-    c.object(s, at, "params");
+    if (!c.object(s, at, "params")) c.fail(at + ".params", "the plugin's parameters (an object)", nullptr);
   };
   const json* data = c.find(*config, "data");
   if (!data) c.fail("config.data", "the data section", nullptr);
@@ -510,12 +512,13 @@ void check_run_config(const RunFile& run) {
   for (const char* k : {"data", "features", "solver"})
     if (const json* v = c.find(*seeds, k); !v || !v->is_number_unsigned())
       c.fail(std::string("config.seeds.") + k, "a seed (a whole number >= 0)", v);
-  if (const json* features = c.find(*config, "features"); features && !features->is_null()) {
-    if (!features->is_array()) c.fail("config.features", "a list of plugin sections", features);
-    for (std::size_t i = 0; i < features->size(); ++i) section((*features)[i], fmt::format("config.features[{}]", i));
-  }
-  if (const json* oracle = c.find(*config, "oracle"); oracle && !oracle->is_null()) section(*oracle, "config.oracle");
-  c.object(*config, "config", "problem");
+  const json* features = c.find(*config, "features");
+  if (!features || !features->is_array()) c.fail("config.features", "a list of plugin sections", features);
+  for (std::size_t i = 0; i < features->size(); ++i) section((*features)[i], fmt::format("config.features[{}]", i));
+  const json* oracle = c.find(*config, "oracle");
+  if (!oracle) c.fail("config.oracle", "a plugin section, or null", nullptr);
+  if (!oracle->is_null()) section(*oracle, "config.oracle");
+  if (!c.object(*config, "config", "problem")) c.fail("config.problem", "the problem section (an object)", nullptr);
   const json* solver = c.find(*config, "solver");
   if (!solver) c.fail("config.solver", "the solver section", nullptr);
   section(*solver, "config.solver");
