@@ -16,18 +16,15 @@
 # 10^6 bytes. Memory only: no time is printed (a shared machine's load does not change RSS).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="${1:-$here/../../build}"
-work="${2:-$(mktemp -d "${TMPDIR:-/tmp}/dualgap-memory.XXXXXX")}"
+. "$here/common.sh"
+scale_args memory "$@"
 sizes="${SIZES:-20000 80000 320000 1280000}"
 dualgap="$build/bin/dualgap"
-[ -x "$dualgap" ] || { echo "memory.sh: no $dualgap (build first: scripts/build.sh)" >&2; exit 2; }
-command -v liblinear-train >/dev/null || { echo "memory.sh: no liblinear-train (apt-get install liblinear-tools)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "memory.sh: no /usr/bin/time (apt-get install time)" >&2; exit 2; }
-mkdir -p "$work"
-cxx="${CXX:-c++}"
-for prog in gen_linear idx_to_libsvm; do
-  [ "$work/$prog" -nt "$here/$prog.cpp" ] || "$cxx" -O2 -std=c++17 -o "$work/$prog" "$here/$prog.cpp"
-done
+scale_need "$dualgap" "build first: scripts/build.sh"
+scale_need liblinear-train "apt-get install liblinear-tools"
+scale_need /usr/bin/time "apt-get install time"
+scale_compile gen_linear
+scale_compile idx_to_libsvm
 
 # config FILE NAME DATA: an experiment of one default bcfw run (the multi-class SSVM) on DATA
 config() {

@@ -18,15 +18,14 @@
 # it on a quiet machine and say its load.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="${1:-$here/../../build}"
-work="${2:-$(mktemp -d "${TMPDIR:-/tmp}/dualgap-parse.XXXXXX")}"
+. "$here/common.sh"
+scale_args parse "$@"
 sizes="${SIZES:-320000}"
 reps="${REPEATS:-3}"
 bench="$build/bench/dataset_bench"
-[ -x "$bench" ] || { echo "parse.sh: no $bench (build with -DDUALGAP_BUILD_BENCH=ON --target dataset_bench)" >&2; exit 2; }
-command -v liblinear-train >/dev/null || { echo "parse.sh: no liblinear-train (apt-get install liblinear-tools)" >&2; exit 2; }
-mkdir -p "$work"
-[ "$work/gen_linear" -nt "$here/gen_linear.cpp" ] || "${CXX:-c++}" -O2 -std=c++17 -o "$work/gen_linear" "$here/gen_linear.cpp"
+scale_need "$bench" "build with -DDUALGAP_BUILD_BENCH=ON --target dataset_bench"
+scale_need liblinear-train "apt-get install liblinear-tools"
+scale_compile gen_linear
 "${CC:-cc}" -shared -fPIC -O2 -o "$work/read_problem_time.so" "$here/read_problem_time.c"
 
 # rows: "NAME<TAB>FORMAT<TAB>OURS_FILE<TAB>LIBLINEAR_FILE"

@@ -17,17 +17,16 @@
 # stdout. Times: run it on a quiet machine (the 2-thread runs need both cores) and say its load.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="${1:-$here/../../build}"
-work="${2:-$(mktemp -d "${TMPDIR:-/tmp}/dualgap-scaling.XXXXXX")}"
+. "$here/common.sh"
+scale_args scaling "$@"
 sizes="${SIZES:-20000 80000 320000 1280000}"
 reps="${REPEATS:-3}"
 dualgap="$build/bin/dualgap"
-[ -x "$dualgap" ] || { echo "scaling.sh: no $dualgap (build first: scripts/build.sh)" >&2; exit 2; }
-command -v liblinear-train >/dev/null || { echo "scaling.sh: no liblinear-train (apt-get install liblinear-tools)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "scaling.sh: no /usr/bin/time (apt-get install time)" >&2; exit 2; }
-[ -x /usr/bin/python3 ] || { echo "scaling.sh: no /usr/bin/python3 (it reads the run records)" >&2; exit 2; }
-mkdir -p "$work"
-[ "$work/gen_linear" -nt "$here/gen_linear.cpp" ] || "${CXX:-c++}" -O2 -std=c++17 -o "$work/gen_linear" "$here/gen_linear.cpp"
+scale_need "$dualgap" "build first: scripts/build.sh"
+scale_need liblinear-train "apt-get install liblinear-tools"
+scale_need /usr/bin/time "apt-get install time"
+scale_need /usr/bin/python3 "it reads the run records"
+scale_compile gen_linear
 
 # ${SCALING_TRAIN} is expanded by dualgap from the environment of the run
 cat > "$work/scaling.yaml" <<EOF

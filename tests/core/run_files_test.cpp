@@ -231,13 +231,16 @@ TEST_CASE("run.json reader: the config evaluate rebuilds a run from") {
   for (const Cut& cut : std::vector<Cut>{
            {"data", "params", "config.data.params: missing (expected the plugin's parameters (an object)"},
            {"solver", "params", "config.solver.params: missing"},
-           {"", "features", "config.features: missing (expected a list of plugin sections"},
+           {"", "features", "config.features: missing (expected a list of plugin sections, or null"},
            {"", "oracle", "config.oracle: missing (expected a plugin section, or null"},
            {"", "problem", "config.problem: missing (expected the problem section (an object)"}}) {
     json e = d;
     (cut.section.empty() ? e["config"] : e["config"][cut.section]).erase(cut.key);
     CHECK_MESSAGE(config_refusal(e).find(cut.message) != std::string::npos, cut.key << ": " << config_refusal(e));
   }
+  json no_features = d;
+  no_features["config"]["features"] = nullptr;  // no feature step, as an empty list
+  CHECK(config_refusal(no_features).empty());
   json c = d;
   c["config"]["data"]["plugin"] = 5;
   CHECK(config_refusal(c).find("config.data.plugin: expected a plugin name, found the number 5") != std::string::npos);

@@ -273,12 +273,11 @@ json finals_figure_spec(const RunSet& set, const json& finals, const FigureOptio
       series.push_back({{"label", s["label"]}, {"position", s["position"]}, {"x", x}, {"values", s["values"]},
                         {"median", s["median"]}});
     }
-    const std::size_t set_problem = pi;
-    const bool approximate = set_problem < set.problems.size() && set.problems[set_problem].approximate;
+    // The finals' problems are the set's, in its order.
+    const Problem* problem = pi < set.problems.size() ? &set.problems[pi] : nullptr;
     panels.push_back({{"kind", "strip"},
-                      {"title", several && set_problem < set.problems.size()
-                                    ? set.problems[set_problem].title + (approximate ? "  [approximate]" : "")
-                                    : std::string()},
+                      {"title", several && problem ? problem->title + (problem->approximate ? "  [approximate]" : "")
+                                                   : std::string()},
                       {"xlabel", ""},
                       {"ylabel", fp["label"]},
                       {"log_x", false},

@@ -401,6 +401,10 @@ DUALGAP_API std::string data_file_name(const nlohmann::json& config);
 /// The data set a run was made on, as a title names it: its data_file_name, else its data plugin.
 DUALGAP_API std::string data_name(const Run& run);
 
+/// A run's objective as labels and titles show it, term by term: (key, text) of its family, loss
+/// and link, its other names, then its numbers as "key=value" ("lambda=0.001", 3 digits).
+DUALGAP_API std::vector<std::pair<std::string, std::string>> objective_terms(const nlohmann::json& objective);
+
 /// Sets each problem's `title` (titles.cpp): the facts true of all its runs (experiment, data set,
 /// features, oracle, objective terms, data settings, in that order) that tell it apart from the
 /// set's other problems, each named only when the ones before leave rows alike; a short hash of

@@ -58,17 +58,11 @@ std::string compact(const json& v) {
   return s;
 }
 
-// "ssvm structured_hinge lambda=0.0016": the scalar facts of the objective, short enough for a
-// panel title (nested objects such as the oracle are named by the rest of the label).
+// "ssvm structured_hinge lambda=0.0016": the objective's terms (objective_terms), short enough
+// for a label (nested objects such as the oracle are named by the rest of the label).
 std::string objective_label(const json& objective) {
-  if (!objective.is_object()) return "";
   std::string out;
-  for (const char* k : {"family", "loss", "link"})
-    if (auto it = objective.find(k); it != objective.end() && it->is_string()) out += (out.empty() ? "" : " ") + it->get<std::string>();
-  for (auto& [k, v] : objective.items()) {
-    if (k == "family" || k == "loss" || k == "link") continue;
-    if (v.is_number()) out += fmt::format("{}{}={:.3g}", out.empty() ? "" : " ", k, v.get<double>());
-  }
+  for (const auto& [k, text] : objective_terms(objective)) out += (out.empty() ? "" : " ") + text;
   return out;
 }
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -58,13 +57,7 @@ Facts facts_of(const Run& run) {
   f.emplace_back("features", features);
   if (auto it = c.find("oracle"); it != c.end() && it->is_object() && it->contains("plugin") && (*it)["plugin"].is_string())
     f.emplace_back("oracle", (*it)["plugin"].get<std::string>());
-  if (run.objective.is_object()) {
-    // its names first (family, loss, ...), then its numbers as key=value
-    for (auto& [k, v] : run.objective.items())
-      if (v.is_string()) f.emplace_back("objective." + k, v.get<std::string>());
-    for (auto& [k, v] : run.objective.items())
-      if (v.is_number()) f.emplace_back("objective." + k, k + "=" + shown_scalar(v));
-  }
+  for (auto& [k, shown] : objective_terms(run.objective)) f.emplace_back("objective." + k, shown);
   for (auto& [k, v] : data_params(c).items())
     if (!names_a_file(k) && k != "plugin" && (v.is_primitive() && !v.is_null())) f.emplace_back("data." + k, k + "=" + shown_scalar(v));
   return f;
@@ -86,8 +79,24 @@ std::string data_file_name(const json& config) {
 std::string data_name(const Run& run) {
   std::string file = data_file_name(run.problem_config);
   if (!file.empty()) return file;
+  // A results folder is not trusted to have written a string there: json::value would throw.
   auto d = run.problem_config.find("data");
-  return d != run.problem_config.end() && d->is_object() ? d->value("plugin", std::string()) : std::string();
+  if (d == run.problem_config.end() || !d->is_object()) return "";
+  auto plugin = d->find("plugin");
+  return plugin != d->end() && plugin->is_string() ? plugin->get<std::string>() : std::string();
+}
+
+std::vector<std::pair<std::string, std::string>> objective_terms(const json& objective) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!objective.is_object()) return out;
+  const auto named = [](const std::string& k) { return k == "family" || k == "loss" || k == "link"; };
+  for (const char* k : {"family", "loss", "link"})
+    if (auto it = objective.find(k); it != objective.end() && it->is_string()) out.emplace_back(k, it->get<std::string>());
+  for (auto& [k, v] : objective.items())
+    if (v.is_string() && !named(k)) out.emplace_back(k, v.get<std::string>());
+  for (auto& [k, v] : objective.items())
+    if (v.is_number()) out.emplace_back(k, k + "=" + shown_scalar(v));
+  return out;
 }
 
 void title_problems(RunSet& set) {
@@ -97,23 +106,19 @@ void title_problems(RunSet& set) {
   std::vector<std::map<std::string, std::string>> row(n);
   std::vector<std::string> order;  // the fact names, in the order a title says them
   for (std::size_t i = 0; i < n; ++i) {
-    std::map<std::string, std::optional<std::string>> common;
     bool first = true;
     for (std::size_t r : set.problems[i].runs) {
       const Facts facts = facts_of(set.runs[r]);
-      std::map<std::string, std::string> these(facts.begin(), facts.end());
       for (const auto& [what, shown] : facts)
         if (std::find(order.begin(), order.end(), what) == order.end()) order.push_back(what);
-      if (first) {
-        for (const auto& [what, shown] : these) common[what] = shown;
-        first = false;
-        continue;
+      const std::map<std::string, std::string> these(facts.begin(), facts.end());
+      if (first) row[i] = these;
+      first = false;
+      for (auto it = row[i].begin(); it != row[i].end();) {  // keep what this run shares
+        const auto same = these.find(it->first);
+        it = same != these.end() && same->second == it->second ? std::next(it) : row[i].erase(it);
       }
-      for (auto& [what, value] : common)
-        if (auto it = these.find(what); it == these.end() || !value || *value != it->second) value.reset();
     }
-    for (const auto& [what, value] : common)
-      if (value) row[i][what] = *value;
   }
   // Facts in title order, each kept when it separates rows the kept ones do not.
   std::vector<std::string> parts(n), groups(n);  // groups: the kept facts' values, as a key

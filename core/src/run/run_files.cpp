@@ -512,8 +512,10 @@ void check_run_config(const RunFile& run) {
   for (const char* k : {"data", "features", "solver"})
     if (const json* v = c.find(*seeds, k); !v || !v->is_number_unsigned())
       c.fail(std::string("config.seeds.") + k, "a seed (a whole number >= 0)", v);
+  // features may be null (no feature step): its size is 0 there, as for an empty list
   const json* features = c.find(*config, "features");
-  if (!features || !features->is_array()) c.fail("config.features", "a list of plugin sections", features);
+  if (!features || !(features->is_array() || features->is_null()))
+    c.fail("config.features", "a list of plugin sections, or null", features);
   for (std::size_t i = 0; i < features->size(); ++i) section((*features)[i], fmt::format("config.features[{}]", i));
   const json* oracle = c.find(*config, "oracle");
   if (!oracle) c.fail("config.oracle", "a plugin section, or null", nullptr);
