@@ -25,13 +25,13 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
 #include "base/json_text.hpp"
 #include "base/process.hpp"
 #include "base/util.hpp"
 #include "base/yaml.hpp"
+#include "dualgap/json.hpp"
 #include "run/run_files.hpp"
 
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 #include "cli/command.hpp"
 #include "compare/compare.hpp"

@@ -12,7 +12,7 @@
 
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 namespace dualgap::compare::testing {
 

@@ -26,12 +26,12 @@ TEST_CASE("a plugin built for another API version is refused, naming both versio
                        PluginLoadError);
 }
 
-TEST_CASE("a plugin built against plugin API 1 is refused by API 8, naming both") {
-  static_assert(kApiVersion == 8);
+TEST_CASE("a plugin built against plugin API 1 is refused by API 9, naming both") {
+  static_assert(kApiVersion == 9);
   const std::string path = std::string(DUALGAP_TEST_BROKEN_PLUGIN_DIR) + "/dualgap_api_v1.so";
   CHECK_THROWS_WITH_AS(load_plugin_file(path),
                        (path + ": plugin 'api1_solver' was built for dualgap plugin API version 1, but this dualgap "
-                               "has API version 8: rebuild the plugin against this dualgap")
+                               "has API version 9: rebuild the plugin against this dualgap")
                            .c_str(),
                        PluginLoadError);
 }

@@ -322,3 +322,16 @@ TEST_CASE("damaged runs: compare skips and names them, evaluate fails and writes
   CHECK(s.output.find("3 damaged") != std::string::npos);
   CHECK(s.output.find(odd_status.string() + ": status: expected a run status") != std::string::npos);
 }
+
+TEST_CASE("JSON preconditions throw in every build: a read the reader's checks missed fails, it does not read freed memory") {
+  // dualgap/json.hpp makes nlohmann's JSON_ASSERT throw; under the library's own assert (gone with
+  // NDEBUG, as in Release) each of these reads is undefined behaviour.
+  const json run = minimal_run();
+  CHECK_THROWS_WITH_AS(static_cast<void>(run["config"]), doctest::Contains("precondition failed"), std::logic_error);
+  CHECK_THROWS_AS(static_cast<void>(run["curve"]["time"]), std::logic_error);
+  const json empty = json::object();
+  CHECK_THROWS_AS(static_cast<void>(*empty.begin()), std::logic_error);
+  // What the checks guard is still readable, and at() keeps its own out_of_range error.
+  CHECK(run["status"] == "done");
+  CHECK_THROWS_AS(static_cast<void>(run.at("config")), json::out_of_range);
+}

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 #include "run/run_files.hpp"
 #include "cli/command.hpp"

@@ -1,8 +1,9 @@
 // The installed SDK: `cmake --install` of this build tree into a temporary prefix,
 // `dualgap new-plugin` skeletons built out of tree against it with find_package(dualgap), the
 // generated doctest run, the plugin listed and described by the installed CLI through
-// DUALGAP_PLUGIN_PATH and used in an experiment; a plugin including a core-internal header does
-// not compile; a plugin stamped with another API version is refused with a clear message.
+// DUALGAP_PLUGIN_PATH and used in an experiment; a plugin including a core-internal header, or
+// nlohmann/json.hpp before dualgap's, does not compile; a plugin stamped with another API version
+// is refused with a clear message.
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -258,10 +259,10 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
   }
 }
 
-TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong API version is refused") {
+TEST_CASE("sdk: a plugin that includes a core internal, or nlohmann/json.hpp first, fails to build; a wrong API version is refused") {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
-  const Fixtures& f = fixtures();  // built without reaches_internals (excluded from all)
+  const Fixtures& f = fixtures();  // built without reaches_internals and json_first (excluded from all)
   INFO(f.build.output);
   REQUIRE(f.build.status == 0);
 
@@ -269,6 +270,11 @@ TEST_CASE("sdk: a plugin that includes a core internal fails to build; a wrong A
   INFO(r.output);
   CHECK(r.status != 0);
   CHECK(r.output.find("loader.hpp") != std::string::npos);
+  // nlohmann/json.hpp read before dualgap/json.hpp would keep the library's unchecked asserts
+  r = sh(std::string(DUALGAP_TEST_CMAKE) + " --build " + q(f.bin) + " --target dualgap_json_first");
+  INFO(r.output);
+  CHECK(r.status != 0);
+  CHECK(r.output.find("was included before dualgap/json.hpp") != std::string::npos);
 
   const fs::path so = f.plugins / "dualgap_bad_api.so";
   REQUIRE(fs::exists(so));

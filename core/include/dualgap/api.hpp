@@ -10,7 +10,7 @@
 namespace dualgap {
 
 /// Version of the plugin ABI. Plugins store it in their description; the loader compares.
-inline constexpr int kApiVersion = 8;
+inline constexpr int kApiVersion = 9;
 
 /// Version of dualgap itself (the CLI and core library).
 inline constexpr const char* kVersion = "0.1.0";

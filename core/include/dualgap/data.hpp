@@ -15,12 +15,12 @@
 #include <Eigen/Sparse>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "dualgap/api.hpp"
+#include "dualgap/json.hpp"
 
 namespace dualgap {
 

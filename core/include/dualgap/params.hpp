@@ -12,7 +12,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "dualgap/api.hpp"
+#include "dualgap/json.hpp"
 
 namespace dualgap {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 #include "compare/model.hpp"
 #include "dualgap/api.hpp"

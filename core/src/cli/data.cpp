@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "base/json_text.hpp"
 #include "base/util.hpp"
 #include "cli/entries.hpp"
 #include "data/fetch/registry.hpp"
+#include "dualgap/json.hpp"
 
 namespace dualgap::cli {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 #include "compare/series.hpp"
 #include "compare/table_format.hpp"

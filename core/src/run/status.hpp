@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "dualgap/json.hpp"
 
 #include "dualgap/api.hpp"
 
