@@ -170,14 +170,24 @@ std::string read_data_file(const std::string& path) { return decompress(read_raw
 // ---------------------------------------------------------------------------------------------
 // BlockArray's pages
 
-// MAP_POPULATE: a block is written whole, in order, right after it is mapped; faulting its pages
-// in one call instead of one trap per 4 KB page takes a sixth off a LIBSVM load on a virtual machine
-// (bench/scale/parse.sh; docs/data.md, "Parse speed against LIBLINEAR"). The last block of a column
-// is populated whole too: at most one block (0.5-1 MB) more than the values need.
+// A block is mapped without its pages; push_back asks for each piece's pages just before writing
+// it. Faulting a piece's pages in one call instead of one trap per 4 KB page takes a sixth off a
+// LIBSVM load on a virtual machine (bench/scale/parse.sh; docs/data.md, "Parse speed against
+// LIBLINEAR"), and a piece rather than the whole block keeps the last block's unused pages
+// untouched, which keeps the peak at the values' size (bench/scale/memory.sh). Before Linux 5.14
+// the call fails (EINVAL) and the pages fault one by one as they are written: slower, as correct.
 void* detail::map_pages(std::size_t bytes) {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   return p;
+}
+
+void detail::populate_pages(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  static_cast<void>(::madvise(p, bytes, MADV_POPULATE_WRITE));
+#else
+  static_cast<void>(p), static_cast<void>(bytes);
+#endif
 }
 
 void detail::unmap_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
