@@ -8,6 +8,11 @@ namespace {
 
 json exact(int shrinking = 0) { return json{{"block_step", "exact"}, {"shrinking", shrinking}}; }
 
+json with(json p, const json& more) {
+  for (const auto& [k, v] : more.items()) p[k] = v;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("one exact block step reaches the block's QP optimum (one example, K up to 50)") {
@@ -228,6 +233,20 @@ TEST_CASE("K >= 65536 classes (32-bit class order): sparse runs (w transposed at
     CHECK(rs->rows[r].counters.exact_calls == rd->rows[r].counters.exact_calls);
   }
   CHECK(*rd->rows.back().m.dual > *rd->rows.front().m.dual);  // the steps moved
+}
+
+TEST_CASE("sample: auto is the permutation order below 32768 examples, bit for bit") {
+  // Every committed experiment with bcfw has fewer examples: their runs do not change with auto.
+  Data data;
+  data.train = blobs(300, 4, 4, 29, 1.0);
+  auto oracle = multiclass();
+  auto a = run_solver("bcfw", data, *oracle, 0.01, with(exact(5), {{"sample", "auto"}}), 30, 0.0, nullptr, 1);
+  auto p = run_solver("bcfw", data, *oracle, 0.01, with(exact(5), {{"sample", "permutation"}}), 30, 0.0, nullptr, 1);
+  REQUIRE(a->rows.size() == p->rows.size());
+  for (std::size_t r = 0; r < a->rows.size(); ++r) {
+    CHECK(dualgap::test::same_bits(a->rows[r].m.primal, p->rows[r].m.primal));
+    CHECK(dualgap::test::same_bits(a->rows[r].m.dual, p->rows[r].m.dual));
+  }
 }
 
 TEST_CASE("without shrinking: n exact oracle calls per pass") {

@@ -76,8 +76,7 @@ class ExactSteps {
     if (opt.threads > 1) {
       // Options::validate refuses it; the averages would need the steps in one order.
       if (opt.averaging) throw std::logic_error("bcfw: exact steps on several threads have no averaging");
-      const bool repeats = opt.sample == Sampling::uniform || opt.sample == Sampling::gap;
-      async_ = std::make_unique<AsyncExactSteps<Blocks>>(opt.threads, oracle, ex, st, shrink_, order_, repeats, ctx);
+      async_ = std::make_unique<AsyncExactSteps<Blocks>>(opt.threads, oracle, ex, st, shrink_, order_, order_.repeats(), ctx);
     }
   }
 
@@ -105,8 +104,8 @@ class ExactSteps {
   /// Lines 4-8 for one pass; returns whether any block moved. `cut`: the pass stopped at a block
   /// where the recorder's budget was reached (asked per block only in a pass that can reach it).
   bool pass(int iteration, bool& cut) {
-    // A pass that skips blocks permutes only the blocks it visits (permutation sampling).
-    const std::vector<BlockIndex>& order = shrink_.skipping() && opt_.sample == Sampling::permutation
+    // A pass that skips blocks orders only the blocks it visits (permutation, chunked).
+    const std::vector<BlockIndex>& order = shrink_.skipping() && order_.orders_subsets()
                                                 ? order_.permute(shrink_.active())
                                                 : order_.next(order_.full_pass(iteration));
     if (async_) return async_pass(order, cut);

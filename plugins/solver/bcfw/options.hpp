@@ -10,7 +10,7 @@
 
 namespace dualgap_bcfw {
 
-enum class Sampling { permutation, uniform, cyclic, gap };
+enum class Sampling { automatic, permutation, uniform, cyclic, gap, chunked };
 enum class Inner { pairwise, fw };
 enum class Blocks { automatic, marginals, dense };
 enum class BlockStep { automatic, fw, exact };
@@ -23,7 +23,7 @@ struct Options {
   int M = 1000;  ///< max approximate passes per outer iteration
   int T = 10;    ///< drop planes inactive for T outer iterations
   bool auto_rule = true;
-  Sampling sample = Sampling::permutation;
+  Sampling sample = Sampling::automatic;
   int gap_refresh = 10;  ///< sample: gap -- every gap_refresh-th exact pass is a full permutation
   int gram_max_units = 64;
   int inner_steps = 0;  ///< block-local steps over W_i after every block step
@@ -62,10 +62,12 @@ struct Options {
             "stop approximate passes when the last one raised the dual less per second than the "
             "whole iteration (section 3.4)");
     b.choice(&Options::sample, "sample",
-             {{"permutation", Sampling::permutation}, {"uniform", Sampling::uniform}, {"cyclic", Sampling::cyclic},
-              {"gap", Sampling::gap}},
-             "block order of each pass: a fresh random permutation, n uniform draws, 0..n-1, or n "
-             "draws proportional to the block gaps of the last visits (Osokin et al., ICML 2016)");
+             {{"auto", Sampling::automatic}, {"permutation", Sampling::permutation}, {"chunked", Sampling::chunked},
+              {"uniform", Sampling::uniform}, {"cyclic", Sampling::cyclic}, {"gap", Sampling::gap}},
+             "block order of each pass: a fresh random permutation; chunked, a random permutation that "
+             "visits 256 consecutive blocks at a time (far faster on data larger than the cache); n "
+             "uniform draws; 0..n-1; or n draws proportional to the block gaps of the last visits "
+             "(Osokin et al., ICML 2016). auto: chunked from 32768 examples, permutation below");
     b.field(&Options::gap_refresh, "gap_refresh",
             "sample: gap -- every gap_refresh-th exact pass is a full permutation pass that "
             "refreshes all block gaps")
