@@ -10,12 +10,7 @@ file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/core/src/*.cpp ${ROOT}/core/s
 # ofstream/fopen/creat/mkstemp, open flags that write, renames and copies, xtensor's file writer
 set(pattern "(ofstream|(^|[^a-z_])fstream[ \t]+[a-z_]+\\(|fopen\\(|[^a-z_]creat\\(|mkstemp|mkostemp|O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND|[^a-z_]rename(at2?)?\\(|copy_file|fs::copy\\(|dump_npy\\(\"|std::filesystem::copy\\()")
 list(REMOVE_ITEM sources core/src/base/files.cpp core/src/base/files.hpp)
-list(LENGTH sources checked)
 include(${CMAKE_CURRENT_LIST_DIR}/scan_lines.cmake)
-set(problems "")
-scan_lines(OUT problems FILES ${sources} PATTERN "${pattern}" SKIP_COMMENTS)
-if(problems)
-  message(FATAL_ERROR "A file is written without core/src/base/files.hpp (write_file_atomic, AtomicFile, or "
-                      "open_in_place for a file written in place):\n${problems}")
-endif()
-message(STATUS "file_writes: ${checked} core sources, every write goes through base/files.cpp")
+scan_rule(RULE file_writes FILES ${sources} PATTERN "${pattern}"
+  MESSAGE "A file is written without core/src/base/files.hpp (write_file_atomic, AtomicFile, or open_in_place for a file written in place)"
+  SUMMARY "core sources, every write goes through base/files.cpp")

@@ -18,10 +18,6 @@ file(GLOB_RECURSE sources RELATIVE ${ROOT} ${globs})
 # json.hpp itself, and the SDK fixture that includes the library first to show it does not compile
 list(REMOVE_ITEM sources core/include/dualgap/json.hpp tests/sdk/fixtures/json_first.cpp)
 include(${CMAKE_CURRENT_LIST_DIR}/scan_lines.cmake)
-set(problems "")
-scan_lines(OUT problems FILES ${sources} PATTERN "^[ \t]*#[ \t]*include[ \t]*[<\"]nlohmann/" SKIP_COMMENTS)
-if(problems)
-  message(FATAL_ERROR "nlohmann/json included without dualgap/json.hpp (its preconditions would not be checked):\n${problems}")
-endif()
-list(LENGTH sources count)
-message(STATUS "json_include: ${count} sources, all read the JSON library through dualgap/json.hpp")
+scan_rule(RULE json_include FILES ${sources} PATTERN "^[ \t]*#[ \t]*include[ \t]*[<\"]nlohmann/"
+  MESSAGE "nlohmann/json included without dualgap/json.hpp (its preconditions would not be checked)"
+  SUMMARY "sources, all read the JSON library through dualgap/json.hpp")

@@ -10,10 +10,6 @@ endif()
 file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/core/src/*.cpp ${ROOT}/core/src/*.hpp)
 list(REMOVE_ITEM sources core/src/base/json_text.hpp)
 include(${CMAKE_CURRENT_LIST_DIR}/scan_lines.cmake)
-set(problems "")
-scan_lines(OUT problems FILES ${sources} PATTERN "\\.dump\\(" SKIP_COMMENTS)
-if(problems)
-  message(FATAL_ERROR "JSON turned into text without json_text() (core/src/base/json_text.hpp):\n${problems}")
-endif()
-list(LENGTH sources count)
-message(STATUS "json_text: ${count} core sources, every dump goes through json_text()")
+scan_rule(RULE json_text FILES ${sources} PATTERN "\\.dump\\("
+  MESSAGE "JSON turned into text without json_text() (core/src/base/json_text.hpp)"
+  SUMMARY "core sources, every dump goes through json_text()")

@@ -2,6 +2,9 @@
 # PATTERN, outside lines that are // comments when SKIP_COMMENTS, appended to OUT as
 # "  file:line: text" (the form every layout rule prints).
 # Usage: include(scan_lines.cmake); scan_lines(OUT problems FILES ${f} PATTERN "re" [SKIP_COMMENTS])
+# A whole rule over code (// comments skipped): scan_rule(RULE name FILES ${f} PATTERN "re"
+# MESSAGE "what is wrong" SUMMARY "what holds") fails with MESSAGE and the lines found, or prints
+# "name: <number of files> SUMMARY".
 function(scan_lines)
   cmake_parse_arguments(S "SKIP_COMMENTS" "OUT;PATTERN" "FILES" ${ARGN})
   set(found "${${S_OUT}}")
@@ -30,4 +33,15 @@ function(scan_lines)
     endforeach()
   endforeach()
   set(${S_OUT} "${found}" PARENT_SCOPE)
+endfunction()
+
+function(scan_rule)
+  cmake_parse_arguments(R "" "RULE;PATTERN;MESSAGE;SUMMARY" "FILES" ${ARGN})
+  set(problems "")
+  scan_lines(OUT problems FILES ${R_FILES} PATTERN "${R_PATTERN}" SKIP_COMMENTS)
+  if(problems)
+    message(FATAL_ERROR "${R_MESSAGE}:\n${problems}")
+  endif()
+  list(LENGTH R_FILES count)
+  message(STATUS "${R_RULE}: ${count} ${R_SUMMARY}")
 endfunction()

@@ -7,7 +7,7 @@
 // memory and may write wrong numbers rather than stop. JSON comes from results folders and
 // files someone sent, so every such access throws std::logic_error here, in every build, and the
 // command fails with its message instead. Code that reads untrusted JSON still checks its shape
-// first and names the file (run_check.cpp); this is what holds where a check is missed.
+// first and names the file (run/run_files.cpp); this is what holds where a check is missed.
 //
 // The macro must be defined before nlohmann/json.hpp is first read in a translation unit, so
 // this header refuses to compile after it. A layout test (tests/layout/json_include.cmake)

@@ -67,10 +67,16 @@ class SplitMix64 {
   double spare_ = 0;
 };
 
-/// Fisher-Yates shuffle with SplitMix64.
+/// Fisher-Yates shuffle of [first, last) with SplitMix64.
+template <class RandomIt>
+void shuffle(RandomIt first, RandomIt last, SplitMix64& rng) {
+  for (auto i = static_cast<std::size_t>(last - first); i > 1; --i) std::swap(first[i - 1], first[rng.below(i)]);
+}
+
+/// Fisher-Yates shuffle of a whole vector with SplitMix64.
 template <class T>
 void shuffle(std::vector<T>& v, SplitMix64& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+  shuffle(v.begin(), v.end(), rng);
 }
 
 /// The seed of stream `stream` and index `index` derived from `seed`:

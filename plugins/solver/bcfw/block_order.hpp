@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -134,7 +135,7 @@ class BlockOrder {
     for (const std::size_t c : chunk_order_) {
       const std::size_t first = at;
       for (std::size_t j = starts_[c]; j < starts_[c + 1]; ++j) v[at++] = scratch_[j];
-      for (std::size_t k = at - first; k > 1; --k) std::swap(v[first + k - 1], v[first + rng_.below(k)]);
+      dualgap::shuffle(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(at), rng_);
     }
   }
 
