@@ -1,5 +1,6 @@
 // Tests of bcfw's exact block steps on several threads (threads > 1 with block_step exact, which
-// auto takes on multi-class data; plugins/solver/bcfw/async_exact_steps.hpp, PASSCoDe-Atomic):
+// auto takes on multi-class data; plugins/solver/bcfw/async_exact_steps.hpp, PASSCoDe with wild
+// and with atomic updates of w):
 // the runs reach the optimum of one thread and of the independent QP with a certified gap that
 // closes, primal >= dual at every checkpoint, one oracle call per visited block (the threads'
 // counters merged), the budget of passes is met exactly, block_step auto picks them with
@@ -22,8 +23,10 @@ std::function<std::shared_ptr<Oracle>()> weighted_factory() {
   return [] { return std::make_shared<WeightedMulticlassOracle>(); };
 }
 
-json exact_threads(int threads, int shrinking) {
-  return json{{"block_step", "exact"}, {"threads", threads}, {"shrinking", shrinking}};
+json exact_threads(int threads, int shrinking, const char* updates = "wild") {
+  json p{{"block_step", "exact"}, {"threads", threads}, {"shrinking", shrinking}};
+  if (threads > 1) p["async_updates"] = updates;
+  return p;
 }
 
 /// What the process writes to stderr (file descriptor 2) while this is alive: the solver's
@@ -82,19 +85,21 @@ TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one 
       for (int shrinking : {0, 3}) {
         OracleCounters c1;
         auto one = run_solver("bcfw", data, oracle, lambda, exact_threads(1, shrinking), 2000, 1e-10, &c1, 1);
-        for (int threads : {2, 3}) {
+        for (int threads : {2, 3})
+        for (const char* updates : {"atomic", "wild"}) {
           CAPTURE(sparse);
           CAPTURE(weighted_loss);
           CAPTURE(shrinking);
           CAPTURE(threads);
+          CAPTURE(updates);
           OracleCounters c;
-          auto rec = run_solver("bcfw", data, oracle, lambda, exact_threads(threads, shrinking), 2000, 1e-10, &c, 1,
-                                1, factory);
+          auto rec = run_solver("bcfw", data, oracle, lambda, exact_threads(threads, shrinking, updates), 2000, 1e-10,
+                                &c, 1, 1, factory);
           check_primal_ge_dual(*rec);
           const auto& last = rec->rows.back();
-          // The certified gap closes: with w != w(alpha) (an update lost or applied twice) the
-          // recorded dual would not be the dual of the alpha held and the gap would not close on
-          // the QP's optimum.
+          // The certified gap closes: with w != w(alpha) (an update lost or applied twice, and
+          // with wild updates not rebuilt) the recorded dual would not be the dual of the alpha
+          // held and the gap would not close on the QP's optimum.
           CHECK(*last.m.primal - *last.m.dual <= 1e-10);
           CHECK(*last.m.primal == doctest::Approx(qp.primal).epsilon(1e-8));
           CHECK(*last.m.dual == doctest::Approx(qp.dual).epsilon(1e-8));
@@ -106,6 +111,9 @@ TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one 
           // every thread's first chunk is its own: the others stepped blocks in every pass
           CHECK(rec->extra(last, "other_threads_share") > 0);
           CHECK(c.oracle_time_s > 0);
+          // wild: w rebuilt at least before the pass that proved the optimum
+          if (std::string(updates) == "wild") CHECK(rec->extra(last, "w_rebuilds") >= 1);
+          else CHECK(std::isnan(rec->extra(last, "w_rebuilds")));
         }
       }
     }
@@ -114,8 +122,9 @@ TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one 
 
 TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one thread, certified") {
   // Too large for the QP reference: the optimum is one thread's, and the certified gap closing
-  // shows that w is w(alpha) (a lost update would leave a gap; tried: a plain += instead of the
-  // atomic add fails this file's checks under ThreadSanitizer's interleavings).
+  // shows that w is w(alpha) at the checkpoints (atomic: no update lost; tried: a plain +=
+  // instead of the atomic add fails this file's checks under ThreadSanitizer's interleavings;
+  // wild: updates may be lost, and w is rebuilt from alpha before each checkpoint).
   WeightedMulticlassOracle weighted;
   auto plain = multiclass();
   for (bool sparse : {false, true}) {
@@ -127,9 +136,12 @@ TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one
       Data data;
       data.train = blobs(500, 6, 5, 71, 1.2, sparse);
       const double lambda = 0.01;
-      OracleCounters c1, c2;
+      OracleCounters c1;
       auto one = run_solver("bcfw", data, oracle, lambda, exact_threads(1, shrinking), 1e5, 1e-9, &c1, 5);
-      auto two = run_solver("bcfw", data, oracle, lambda, exact_threads(2, shrinking), 1e5, 1e-9, &c2, 5, 1,
+      for (const char* updates : {"atomic", "wild"}) {
+      CAPTURE(updates);
+      OracleCounters c2;
+      auto two = run_solver("bcfw", data, oracle, lambda, exact_threads(2, shrinking, updates), 1e5, 1e-9, &c2, 5, 1,
                             weighted_loss ? weighted_factory() : plugin_factory());
       check_primal_ge_dual(*two);
       const auto& last = two->rows.back();
@@ -141,6 +153,7 @@ TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one
               doctest::Approx(r.passes * 500).epsilon(1e-12));
       CHECK(two->extra(last, "other_threads_share") > 0);
       CHECK(two->extra(last, "other_threads_share") < 1);
+      }
     }
   }
 }

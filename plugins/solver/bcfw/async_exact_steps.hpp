@@ -1,6 +1,6 @@
 // Exact block steps on several threads (options threads > 1 with block_step exact, which auto
-// takes on multi-class data): PASSCoDe-Atomic, the asynchronous parallel dual coordinate ascent
-// of Hsieh, Yu, Dhillon, "PASSCoDe: Parallel ASynchronous Stochastic dual Co-ordinate Descent",
+// takes on multi-class data): PASSCoDe, the asynchronous parallel dual coordinate ascent of
+// Hsieh, Yu, Dhillon, "PASSCoDe: Parallel ASynchronous Stochastic dual Co-ordinate Descent",
 // ICML 2015, on the Crammer-Singer dual that exact_steps.hpp solves one block at a time:
 //
 //   min_w  lambda/2 ||w||^2 + (1/n) sum_i max_k [o_i(k) + <w_k - w_{y_i}, x_i>],
@@ -16,16 +16,22 @@
 //       S_k = <w_k, x_i>, read from the shared w by relaxed atomic loads        shared_scores
 //       exact oracle call on S (the thread's own oracle object and counters)
 //       m* = Proj_simplex(mbar_i + (lambda n / ||x_i||^2)(S + o_i)); mbar_i <- m*  shared_step
-//       w_k += (1/(lambda n)) (mbar_ik - m*_k) x_i for the touched classes k,
-//         each entry by one atomic add (std::atomic_ref::fetch_add)
+//       w_k += (1/(lambda n)) (mbar_ik - m*_k) x_i for the touched classes k, each entry
+//         wild:   by a load and a store (PASSCoDe-Wild; option async_updates, the default)
+//         atomic: by one atomic add (PASSCoDe-Atomic, std::atomic_ref::fetch_add)
 //   the threads join; then (ExactSteps) shrinking's pass-level state, the stopping rule and any
 //   checkpoint, on the joined state
 //
-// Why Atomic (their PASSCoDe-Atomic, not -Wild): with atomic adds w is, once the threads join,
-// exactly w(alpha) up to the rounding of the additions (every applied change added once), so
-// the checkpoint's dual F = -lambda/2 ||w||^2 + phi_circ is the dual of the alpha held and
-// certified as with one thread; -Wild's lost updates would leave a w that is not w(alpha), and
-// the recorded dual would not be a bound. Reads need no lock: a step may read w while another
+// Why the recorded dual stays certified either way: the checkpoint's dual
+// F = -lambda/2 ||w||^2 + phi_circ is the dual of the alpha held only at w = w(alpha). With
+// atomic adds every applied change reaches w once, so after the join w = w(alpha) up to the
+// rounding of the additions. Wild changes are two plain moves instead of a lock cmpxchg loop
+// (several times cheaper; a step makes 2-3 classes x the row's nonzeros of them), but a change
+// another thread makes to the same entry between the load and the store is lost, and w drifts
+// from w(alpha); the paper shows the iterates still converge, to a nearby point. So ExactSteps
+// rebuilds w from alpha (SimplexBlocks::rebuild_w, one read of the rows) before every checkpoint
+// and before the stopping rule accepts a pass without moves: what is scored and certified is
+// w(alpha), as with one thread. Reads need no lock either way: a step may read w while another
 // thread changes it (their "inconsistent read"; the paper's analysis bounds the delay), each
 // value being one that w held. Only the steps' iterates change with the scheduling.
 //
@@ -72,10 +78,13 @@ class AsyncExactSteps {
     double violation = 0;
   };
 
-  /// threads > 1; repeats: the pass orders may hold a block more than once (sample: uniform, gap).
-  AsyncExactSteps(int threads, dualgap::StructuredOracle& oracle, const Examples& ex, Blocks& st, Shrinking& shrink,
+  /// threads > 1; access: how a step changes w (Access::atomic or wild); repeats: the pass orders
+  /// may hold a block more than once (sample: uniform, gap).
+  AsyncExactSteps(int threads, Access access, dualgap::StructuredOracle& oracle, const Examples& ex, Blocks& st, Shrinking& shrink,
                   BlockOrder& order, bool repeats, dualgap::SolverContext& ctx)
-      : ex_(ex), st_(st), shrink_(shrink), order_(order), lanes_(static_cast<std::size_t>(threads)) {
+      : ex_(ex), st_(st), shrink_(shrink), order_(order), wild_(access == Access::wild),
+        lanes_(static_cast<std::size_t>(threads)) {
+    if (access == Access::serial) throw std::logic_error("bcfw: asynchronous exact steps share w");
     lanes_[0].oracle = &oracle;
     for (std::size_t t = 1; t < lanes_.size(); ++t) {
       auto o = thread_oracle(ctx);
@@ -95,10 +104,37 @@ class AsyncExactSteps {
   AsyncExactSteps& operator=(const AsyncExactSteps&) = delete;
 
   int threads() const { return static_cast<int>(lanes_.size()); }
+  /// Whether the steps change w wild (changes may be lost: w must be rebuilt before it is read
+  /// as w(alpha)).
+  bool wild() const { return wild_; }
   /// Share of the blocks visited so far that threads other than the caller's stepped (0 when the
   /// others never got a chunk: a pass too short for them to wake up, or a loaded machine).
   double others_share() const {
     return visited_ == 0 ? 0.0 : static_cast<double>(visited_by_others_) / static_cast<double>(visited_);
+  }
+
+  /// st.rebuild_w() on all threads: thread t adds the blocks of its share of [0, n) into w (t = 0)
+  /// or into its own d x K buffer (allocated at the first call, kept: (threads - 1) x d x K
+  /// doubles), then the threads add the buffers into w, each over its slice of the entries.
+  void rebuild_w() {
+    const std::size_t nthreads = lanes_.size(), n = ex_.num_examples(), size = static_cast<std::size_t>(st_.w.size());
+    if (partial_.size() != nthreads - 1) partial_.assign(nthreads - 1, dualgap::Vector::Zero(st_.w.size()));
+    auto slice = [](std::size_t total, std::size_t t, std::size_t parts) { return total * t / parts; };
+    auto add_blocks = [&](int ti) {
+      const auto t = static_cast<std::size_t>(ti);
+      double* target = t == 0 ? st_.w.data() : partial_[t - 1].data();
+      std::fill(target, target + size, 0.0);
+      st_.add_w_of_blocks(slice(n, t, nthreads), slice(n, t + 1, nthreads), target);
+    };
+    pool_->run(add_blocks);
+    auto merge = [&](int ti) {
+      const auto t = static_cast<std::size_t>(ti);
+      double* w = st_.w.data();
+      const std::size_t j0 = slice(size, t, nthreads), j1 = slice(size, t + 1, nthreads);
+      for (const auto& p : partial_)
+        for (std::size_t j = j0; j < j1; ++j) w[j] += p.data()[j];
+    };
+    pool_->run(merge);
   }
 
   /// Steps the blocks at positions [begin, end) of `order` on all threads and joins. skipping:
@@ -200,12 +236,15 @@ class AsyncExactSteps {
     st_.shared_scores(i, lane.scores);
     lane.oracle->max_oracle_scored(ex_, i, lane.scores.data(), nullptr, lane.lab);
     const double offset = lane.lab.loss + lane.lab.constant - st_.truth_constant(i);
-    return st_.shared_step(lane.scratch, i, lane.lab.labels.data(), offset, lane.scores.data());
+    const int* yhat = lane.lab.labels.data();
+    return wild_ ? st_.template shared_step<Access::wild>(lane.scratch, i, yhat, offset, lane.scores.data())
+                 : st_.template shared_step<Access::atomic>(lane.scratch, i, yhat, offset, lane.scores.data());
   }
   /// ExactSteps::step_on_active_classes on the shared w (an approximate call, counted untimed).
   bool step_on_active_classes(Lane& lane, std::size_t i) {
     lane.oracle->count_untimed(dualgap::CallKind::approximate);
-    return st_.shared_step_active(lane.scratch, i);
+    return wild_ ? st_.template shared_step_active<Access::wild>(lane.scratch, i)
+                 : st_.template shared_step_active<Access::atomic>(lane.scratch, i);
   }
 
   /// Holds block i's lock while alive (no-op without locks). A thread holds one block at a
@@ -235,8 +274,10 @@ class AsyncExactSteps {
   Blocks& st_;
   Shrinking& shrink_;
   BlockOrder& order_;
+  const bool wild_;
   std::vector<Lane> lanes_;
   std::vector<std::shared_ptr<dualgap::StructuredOracle>> owned_;  ///< the oracles of threads 1..
+  std::vector<dualgap::Vector> partial_;  ///< rebuild_w: the shares of w of threads 1..
   std::unique_ptr<std::atomic<std::uint8_t>[]> locks_;           ///< per block; repeats only
   // The current run(), read by the threads (published by the pool's start of a section).
   const std::vector<BlockIndex>* order_view_ = nullptr;

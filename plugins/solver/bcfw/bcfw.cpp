@@ -8,7 +8,7 @@
 // With block_step exact (the default where valid: multi-class data, none of multiplane,
 // averaging, inner_steps), each block step solves the block's sub-problem exactly, as the dual
 // coordinate method of Crammer-Singer / LIBLINEAR -s 4 (simplex_blocks.hpp); with threads > 1
-// asynchronously on all threads (PASSCoDe-Atomic, async_exact_steps.hpp).
+// asynchronously on all threads (PASSCoDe, Wild or Atomic: async_exact_steps.hpp).
 //
 // This file is the plugin: it checks the problem, picks the block storage (options blocks and
 // block_step) and runs its loop: exact steps (SimplexBlocks) the loop of exact_steps.hpp,

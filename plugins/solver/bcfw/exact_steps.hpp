@@ -28,9 +28,11 @@
 // at the block where it is reached: a run with max_passes P ends at P passes, not past it.
 //
 // With threads > 1 (option threads) lines 4-8 of a pass run on all threads at once, each step
-// on the shared w (PASSCoDe-Atomic, async_exact_steps.hpp); the threads join at the end of the
-// pass, so everything else above (line 9, shrinking's decisions, checkpoints) sees the joined
-// state. A pass that may reach the budget is handed to the threads in segments, the budget asked
+// on the shared w (PASSCoDe, async_exact_steps.hpp); the threads join at the end of the pass, so
+// everything else above (line 9, shrinking's decisions, checkpoints) sees the joined state. With
+// wild updates (async_updates: wild) a change of w may be lost: w is rebuilt from the blocks
+// (rebuild_w) before a checkpoint scores it and before line 9 accepts a pass, which then must have
+// started from the rebuilt w. A pass that may reach the budget is handed to the threads in segments, the budget asked
 // between them: a budget of passes still stops the run at the same count of visited blocks as
 // one thread does (the last segment ends at the visit that reaches it). The time and oracle-call
 // budgets are asked before each pass and, in a pass that may reach the budget, between segments
@@ -40,6 +42,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -76,7 +79,8 @@ class ExactSteps {
     if (opt.threads > 1) {
       // Options::validate refuses it; the averages would need the steps in one order.
       if (opt.averaging) throw std::logic_error("bcfw: exact steps on several threads have no averaging");
-      async_ = std::make_unique<AsyncExactSteps<Blocks>>(opt.threads, oracle, ex, st, shrink_, order_, order_.repeats(), ctx);
+      async_ = std::make_unique<AsyncExactSteps<Blocks>>(opt.threads, opt.async_updates, oracle, ex, st, shrink_, order_,
+                                                        order_.repeats(), ctx);
     }
   }
 
@@ -92,6 +96,12 @@ class ExactSteps {
         continue;
       }
       if (!moved && all_blocks) {  // line 9
+        if (!w_exact_) {
+          // Wild steps may have lost changes of w before this pass: its blocks were optimal at
+          // a w that is not w(alpha). Rebuild w; the next full pass decides.
+          rebuild_w();
+          continue;
+        }
         st_.sync_w();
         checkpoints_.optimal(passes());
         return;
@@ -148,6 +158,7 @@ class ExactSteps {
         end = begin + budget_segment(m - begin);
       }
       const auto done = async_->run(order, begin, end, shrink_.skipping());
+      if (done.moved && async_->wild()) w_exact_ = false;
       visited_ += done.visited;
       moved |= done.moved;
       shrink_.merge(done.moved, done.violation);
@@ -201,10 +212,20 @@ class ExactSteps {
   /// A checkpoint with w made current, then back to the layout of the passes (both inside the
   /// solver's time) unless the run stops there: the last checkpoint leaves w as it was scored.
   dualgap::Action checkpoint(double passes) {
+    if (!w_exact_) rebuild_w();
     st_.sync_w();
     const dualgap::Action action = checkpoints_.record(passes);
     if (action != dualgap::Action::stop) st_.resume_passes();
     return action;
+  }
+  /// w = w(alpha) again after wild steps (solver time: the loop's own repair of its iterate).
+  void rebuild_w() {
+    const auto start = std::chrono::steady_clock::now();
+    if (async_) async_->rebuild_w();  // on all threads
+    else st_.rebuild_w();
+    w_exact_ = true;
+    ++rebuilds_;
+    rebuild_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   /// The loop's columns at a checkpoint (checkpoints.hpp adds the iterate and its dual point).
   void columns(dualgap::Iterate& it) const {
@@ -215,6 +236,10 @@ class ExactSteps {
     if (async_) {
       it.set("threads", static_cast<double>(async_->threads()));
       it.set("other_threads_share", async_->others_share());
+      if (async_->wild()) {
+        it.set("w_rebuilds", static_cast<double>(rebuilds_));
+        it.set("w_rebuild_time", rebuild_s_);
+      }
     }
   }
 
@@ -231,6 +256,11 @@ class ExactSteps {
   dualgap::Labeling lab_;
   std::vector<double> scores_;  ///< S: the scores <w_k, x_i> of the current block at w
   std::size_t visited_ = 0;     ///< blocks visited so far (passes() = visited_ / n)
+  /// w = w(alpha) up to rounding: false after a pass of wild steps that moved a block, until
+  /// rebuild_w(); the stopping rule and a checkpoint need it true.
+  bool w_exact_ = true;
+  std::size_t rebuilds_ = 0;    ///< rebuild_w() calls so far (the column w_rebuilds)
+  double rebuild_s_ = 0;        ///< their seconds, a part of solver time (the column w_rebuild_time)
   /// threads > 1: the passes on all threads; last member, so its threads stop first.
   std::unique_ptr<AsyncExactSteps<Blocks>> async_;
 };

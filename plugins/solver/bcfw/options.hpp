@@ -15,6 +15,10 @@ enum class Inner { pairwise, fw };
 enum class Blocks { automatic, marginals, dense };
 enum class BlockStep { automatic, fw, exact };
 enum class BatchStep { common, sequential };
+/// How an exact step reaches w: serial (one thread, plain loads and stores), or shared by the
+/// threads of asynchronous exact steps, changed by atomic read-modify-writes or by wild
+/// load-and-store pairs (option async_updates; simplex_blocks.hpp, detail::shared_add).
+enum class Access { serial, atomic, wild };
 
 struct Options {
   bool multiplane = false;
@@ -35,7 +39,8 @@ struct Options {
   bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
   int threads = 1;  ///< exact steps: asynchronous (async_exact_steps.hpp); FW steps: a mini-batch's oracle calls (minibatch.hpp)
   int batch = 0;    ///< FW steps: blocks per mini-batch of an exact pass, 0: the thread count; exact steps: 0 or 1
-  BatchStep batch_step = BatchStep::common;  ///< how the blocks of a mini-batch step (minibatch.hpp)
+  BatchStep batch_step = BatchStep::common;
+  Access async_updates = Access::wild;  ///< exact steps on threads > 1: how a step changes the shared w  ///< how the blocks of a mini-batch step (minibatch.hpp)
 
   bool working_sets() const { return multiplane && N > 0; }
   /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
@@ -113,8 +118,8 @@ struct Options {
             "over all blocks restores every class (as LIBLINEAR -s 4)");
     b.field(&Options::threads, "threads",
             "threads of a pass: a positive integer, or auto (the machine's hardware threads). Exact "
-            "steps: asynchronous block steps on a shared w with atomic updates (PASSCoDe-Atomic, "
-            "Hsieh et al., ICML 2015); the iterates then depend on the scheduling (1 is the "
+            "steps: asynchronous block steps on a shared w (PASSCoDe, Hsieh et al., ICML 2015; see "
+            "async_updates); the iterates then depend on the scheduling (1 is the "
             "deterministic mode), oracle counts stay exact. FW steps: each mini-batch's oracle calls "
             "run in parallel (Wang et al., ICML 2016), approximate passes stay serial; the numbers "
             "depend on batch, not on threads (but batch 0 follows threads)")
@@ -131,6 +136,12 @@ struct Options {
              "size along their summed change: the synchronous mini-batch of Wang et al., ICML 2016) or "
              "sequential (one after another, each with BCFW's exact line search at the w the earlier "
              "steps left, towards the corner its oracle call found at the batch's w)");
+    b.choice(&Options::async_updates, "async_updates", {{"wild", Access::wild}, {"atomic", Access::atomic}},
+             "exact steps on threads > 1: how a step changes the shared w. wild (PASSCoDe-Wild, Hsieh "
+             "et al., ICML 2015): a plain load and store per entry, so two threads changing one entry at "
+             "once may lose a change; w is then rebuilt from the dual variables before every checkpoint "
+             "and before the stopping rule accepts a pass, so the recorded dual stays certified. atomic "
+             "(PASSCoDe-Atomic): one atomic add per entry, no change lost, each several times the cost");
   }
   /// Rules across parameters (single values are checked by the schema).
   bool validate(std::string* error) const {

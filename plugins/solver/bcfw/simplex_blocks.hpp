@@ -40,12 +40,14 @@
 // over all blocks restores all K classes and calls the exact oracle, so only a full pass without
 // moves certifies the optimum, as before.
 //
-// Threads (async_exact_steps.hpp, PASSCoDe-Atomic): the shared_* steps are the same step with
-// its scratch (Scratch) held by the calling thread, w read by relaxed atomic loads and changed by
-// atomic adds (std::atomic_ref), and the step's change of phi_circ summed in the scratch (added
-// after the threads join). A block's own rows (mbar_i, its class order and active count, cbar_i)
-// are touched only by the thread that holds the block. The serial step is the same code with
-// plain loads and stores (if constexpr), so one thread's numbers do not change.
+// Threads (async_exact_steps.hpp, PASSCoDe): the shared_* steps are the same step with its
+// scratch (Scratch) held by the calling thread, w read by relaxed atomic loads and changed through
+// std::atomic_ref, by atomic adds or wild load-and-store pairs (Access), and the step's change of
+// phi_circ summed in the scratch (added after the threads join). A block's own rows (mbar_i, its
+// class order and active count, cbar_i) are touched only by the thread that holds the block.
+// The serial step is the same code with plain loads and stores (if constexpr), so one thread's
+// numbers do not change. rebuild_w recomputes w = w(alpha) from the blocks, after wild changes
+// that may have been lost.
 #pragma once
 
 #include <algorithm>
@@ -57,6 +59,7 @@
 #include <vector>
 
 #include "dual_state.hpp"
+#include "options.hpp"
 #include "prefetch.hpp"
 #include "simd/clones.hpp"
 
@@ -119,22 +122,31 @@ DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std:
   return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + t;
 }
 
-// Access to w where threads share it (asynchronous exact steps): every read a relaxed atomic load
-// and every change an atomic read-modify-write, so that no update is lost (w stays the sum of all
-// applied changes) and there is no data race. Relaxed: a step needs no order between entries,
-// only each entry's own (PASSCoDe-Atomic). On x86-64 the load is a plain move (but the compiler
-// does not vectorize it), the add a lock cmpxchg loop.
+// Access to w where threads share it (asynchronous exact steps). Every read is a relaxed atomic
+// load and every change goes through std::atomic_ref, so there is no data race; relaxed: a step
+// needs no order between entries, only each entry's own. On x86-64 the load is a plain move (but
+// the compiler does not vectorize it). The change is, by Access:
+//   atomic: one read-modify-write (PASSCoDe-Atomic), a lock cmpxchg loop on x86-64 (about 20
+//           cycles uncontended, and it drains the store buffer): no update is lost, w stays the
+//           sum of all applied changes;
+//   wild:   a load and a store (PASSCoDe-Wild), two plain moves: another thread's change of the
+//           same entry between them is lost, so w may leave w(alpha) and the loop rebuilds it
+//           from alpha before anything reads it as w(alpha) (exact_steps.hpp).
 static_assert(std::atomic_ref<double>::is_always_lock_free);
 [[gnu::always_inline]] inline double shared_load(const double* p) {
   return std::atomic_ref<double>(*const_cast<double*>(p)).load(std::memory_order_relaxed);
 }
+template <Access A>
 [[gnu::always_inline]] inline void shared_add(double* p, double v) {
-  std::atomic_ref<double>(*p).fetch_add(v, std::memory_order_relaxed);
+  static_assert(A != Access::serial);
+  std::atomic_ref<double> e(*p);
+  if constexpr (A == Access::atomic) e.fetch_add(v, std::memory_order_relaxed);
+  else e.store(e.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
 }
 // A load of w: atomic where threads share it, plain otherwise (the serial step's own code).
-template <bool Shared>
+template <Access A>
 [[gnu::always_inline]] inline double load(const double* p) {
-  if constexpr (Shared) return shared_load(p);
+  if constexpr (A != Access::serial) return shared_load(p);
   else return *p;
 }
 // <a, b> over d entries, a read from the shared w; four partial sums (the additions do not wait
@@ -325,7 +337,7 @@ class SimplexBlocks : public DualState {
   /// m*, updates w, phi_circ and the block offset; returns whether the block moved (some entry by
   /// more than kNoMove; if not, nothing changed).
   bool step(std::size_t i, const int* yhat, double offset, const double* S) {
-    return step_on<false>(own_, i, yhat, offset, S);
+    return step_on<Access::serial>(own_, i, yhat, offset, S);
   }
   /// Whether block i has dropped classes (then step_active is its cheaper step).
   bool classes_dropped(std::size_t i) const { return active_[i] < K_; }
@@ -334,8 +346,8 @@ class SimplexBlocks : public DualState {
   /// the sub-problem on their face of the simplex. The block gap recorded is the one
   /// over those classes. Returns as step().
   bool step_active(std::size_t i) {
-    active_scores<false>(own_, i);
-    return solve_block<false>(own_, i, std::numeric_limits<double>::quiet_NaN(), -1);
+    active_scores<Access::serial>(own_, i);
+    return solve_block<Access::serial>(own_, i, std::numeric_limits<double>::quiet_NaN(), -1);
   }
   /// max_k G_k - min_{k: mbar_ik > 0} G_k of the last step's block before the step (over its
   /// active classes): 0 iff the block was optimal; what shrinking's eps_shrink bounds.
@@ -368,15 +380,54 @@ class SimplexBlocks : public DualState {
     const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
     for (std::size_t k = 0; k < K; ++k) S[k] = detail::shared_dot(w.data() + k * d_, x, d_);
   }
-  /// step() by a thread that holds block i, with its own scratch, on the shared w. The change
-  /// of phi_circ is added to s.circ, not to phi_circ.
+  /// step() by a thread that holds block i, with its own scratch, on the shared w (A: atomic or
+  /// wild). The change of phi_circ is added to s.circ, not to phi_circ.
+  template <Access A>
   bool shared_step(Scratch& s, std::size_t i, const int* yhat, double offset, const double* S) {
-    return step_on<true>(s, i, yhat, offset, S);
+    return step_on<A>(s, i, yhat, offset, S);
   }
   /// step_active() by a thread that holds block i (as shared_step).
+  template <Access A>
   bool shared_step_active(Scratch& s, std::size_t i) {
-    active_scores<true>(s, i);
-    return solve_block<true>(s, i, std::numeric_limits<double>::quiet_NaN(), -1);
+    active_scores<A>(s, i);
+    return solve_block<A>(s, i, std::numeric_limits<double>::quiet_NaN(), -1);
+  }
+  /// w = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i), recomputed from the blocks in the
+  /// current layout: after wild steps (Access::wild) w may have lost changes, and the dual a
+  /// checkpoint certifies, -lambda/2 ||w||^2 + phi_circ, is the dual of alpha only at w(alpha).
+  /// One read of every row, O(nonzeros x classes holding weight). Threads split it by blocks
+  /// (AsyncExactSteps::rebuild_w), each adding its share with add_w_of_blocks.
+  void rebuild_w() {
+    w.setZero();
+    add_w_of_blocks(0, n_, w.data());
+  }
+  /// target += (1/(lambda n)) sum_{i in [begin, end)} x_i (x) (e_{y_i} - mbar_i), a d x K array in
+  /// the current layout of w. Reads the blocks only.
+  void add_w_of_blocks(std::size_t begin, std::size_t end, double* target) const {
+    const auto K = static_cast<std::size_t>(K_);
+    const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
+    // sparse rows: feature-major w[j K + k] during the passes, class-major w[k d + j] between
+    // sync_w and resume_passes
+    const std::size_t step_j = fm_layout_ ? K : 1, step_k = fm_layout_ ? 1 : d_;
+    for (std::size_t i = begin; i < end; ++i) {
+      const double* mb = mbar_.data() + i * K;
+      const auto yi = static_cast<std::size_t>(label(i));
+      const auto r = ex_.unit_begin(i);
+      for (std::size_t k = 0; k < K; ++k) {
+        const double coef = scale * ((k == yi ? 1.0 : 0.0) - mb[k]);
+        if (coef == 0.0) continue;
+        if (rows_) {
+          const auto& X = *rows_;
+          const int* idx = X.innerIndexPtr();
+          const double* val = X.valuePtr();
+          double* wk = target + k * step_k;
+          for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e)
+            wk[static_cast<std::size_t>(idx[e]) * step_j] += coef * val[e];
+        } else {
+          detail::axpy_row(target + k * d_, coef, ex_.X.dense().data() + static_cast<std::size_t>(r) * d_, d_);
+        }
+      }
+    }
   }
   /// Share of the classes still active, over all blocks (for the record).
   double active_class_share() const {
@@ -466,18 +517,18 @@ class SimplexBlocks : public DualState {
   int label(std::size_t i) const { return ex_.y[static_cast<std::size_t>(ex_.unit_begin(i))]; }
 
   /// step() on block i with scratch s: restores all K classes of the block, takes the scores by
-  /// active position, solves. Shared: w is shared by threads (see the top).
-  template <bool Shared>
+  /// active position, solves. A: how the step reaches w (see the top).
+  template <Access A>
   bool step_on(Scratch& s, std::size_t i, const int* yhat, double offset, const double* S) {
     const auto K = static_cast<std::size_t>(K_);
     active_[i] = static_cast<C>(K_);
     const C* c = cls_.data() + i * K;
     for (std::size_t a = 0; a < K; ++a) s.S[a] = S[c[a]];
-    return solve_block<Shared>(s, i, S[yhat[0]] + offset, yhat[0]);
+    return solve_block<A>(s, i, S[yhat[0]] + offset, yhat[0]);
   }
 
   /// s.S[a] = <w_k, x_i> for the active classes k = cls_i[a] of block i (step_active's scores).
-  template <bool Shared>
+  template <Access A>
   void active_scores(Scratch& s, std::size_t i) {
     std::vector<double>& S_ = s.S;
     const auto K = static_cast<std::size_t>(K_);
@@ -497,10 +548,10 @@ class SimplexBlocks : public DualState {
           double s0 = 0, s1 = 0;
           auto e = b;
           for (; e + 1 < end; e += 2) {
-            s0 += val[e] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e]) * K);
-            s1 += val[e + 1] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e + 1]) * K);
+            s0 += val[e] * detail::load<A>(wk + static_cast<std::size_t>(idx[e]) * K);
+            s1 += val[e + 1] * detail::load<A>(wk + static_cast<std::size_t>(idx[e + 1]) * K);
           }
-          if (e < end) s0 += val[e] * detail::load<Shared>(wk + static_cast<std::size_t>(idx[e]) * K);
+          if (e < end) s0 += val[e] * detail::load<A>(wk + static_cast<std::size_t>(idx[e]) * K);
           S_[a] = s0 + s1;
         }
         return;
@@ -510,13 +561,13 @@ class SimplexBlocks : public DualState {
       for (auto e = b; e < end; ++e) {
         const double* wj = w.data() + static_cast<std::size_t>(idx[e]) * K;
         const double x = val[e];
-        for (std::size_t a = 0; a < na; ++a) S_[a] += x * detail::load<Shared>(wj + c[a]);
+        for (std::size_t a = 0; a < na; ++a) S_[a] += x * detail::load<A>(wj + c[a]);
       }
     } else {
       const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
       for (std::size_t a = 0; a < na; ++a) {
         const double* wk = w.data() + static_cast<std::size_t>(c[a]) * d_;
-        if constexpr (Shared) S_[a] = detail::shared_dot(wk, x, d_);
+        if constexpr (A != Access::serial) S_[a] = detail::shared_dot(wk, x, d_);
         else S_[a] = detail::dot_row(wk, x, d_);
       }
     }
@@ -525,8 +576,9 @@ class SimplexBlocks : public DualState {
   /// The step on block i over its active classes, whose scores are in s.S (by position).
   /// target: the oracle's value S_yhat + o_i(yhat) and yhat, or NaN and -1 after step_active
   /// (then the best active class stands in for the oracle's label). Returns whether it moved.
-  /// Shared: w is shared by threads: atomic adds, and the change of phi_circ goes to s.circ.
-  template <bool Shared>
+  /// A shared: w is shared by threads (atomic or wild changes), and the change of phi_circ goes
+  /// to s.circ.
+  template <Access A>
   bool solve_block(Scratch& s, std::size_t i, double target, int yhat) {
     const auto K = static_cast<std::size_t>(K_);
     std::vector<double>&S_ = s.S, &G_ = s.G, &v_ = s.v, &m_ = s.m, &dm_ = s.dm;
@@ -549,7 +601,7 @@ class SimplexBlocks : public DualState {
     }
     if (yhat < 0) target = best, yhat = c[best_a];
     s.gap = target - value - cbar_[i];
-    if constexpr (!Shared) {
+    if constexpr (A == Access::serial) {
       last_gap_ = s.gap;
       last_block_ = i;
       last_scale_ = 0;
@@ -594,7 +646,7 @@ class SimplexBlocks : public DualState {
       const auto k = static_cast<std::size_t>(c[a]);
       if (dm_[k] != 0.0) touched_.push_back(c[a]), mb[k] = m_[a];
     }
-    if constexpr (Shared) {
+    if constexpr (A != Access::serial) {
       // as move_offsets with gamma = 1, phi_circ's share kept by the thread
       const double doff = circ - cbar_[i];
       s.circ += doff / static_cast<double>(n_);
@@ -609,7 +661,7 @@ class SimplexBlocks : public DualState {
         for (int k : touched_) {
           double* wk = w.data() + k;
           const double coef = scale * dm_[static_cast<std::size_t>(k)];
-          for (auto e = b; e < end; ++e) detail::shared_add(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
+          for (auto e = b; e < end; ++e) detail::shared_add<A>(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
         }
       } else {
         const double* x = ex_.X.dense().data() + static_cast<std::size_t>(ex_.unit_begin(i)) * d_;
@@ -617,7 +669,7 @@ class SimplexBlocks : public DualState {
           double* wk = w.data() + static_cast<std::size_t>(k) * d_;
           const double coef = scale * dm_[static_cast<std::size_t>(k)];
           for (std::size_t j = 0; j < d_; ++j)
-            if (x[j] != 0.0) detail::shared_add(wk + j, coef * x[j]);
+            if (x[j] != 0.0) detail::shared_add<A>(wk + j, coef * x[j]);
         }
       }
       return true;
