@@ -1,8 +1,9 @@
-// SimplexBlocks::rebuild_w and add_w_of_blocks as a class: after exact steps, w recomputed from the blocks,
+// SimplexBlocks::add_w_of_blocks as a class: after exact steps, w recomputed from the blocks,
 // w(alpha) = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i), equals the w the steps kept, in
 // both layouts of sparse rows (feature-major during the passes, class-major at a checkpoint)
 // and for dense rows, whatever w held before. With wild updates on threads (async_exact_test.cpp)
-// this is what makes the recorded dual certified: the loop rebuilds w before a checkpoint.
+// this is what makes the recorded dual certified: the threads rebuild w with it before a
+// checkpoint (AsyncExactSteps::rebuild_w, each thread a share of the blocks).
 #include <cstdint>
 #include <random>
 
@@ -20,14 +21,20 @@ double max_diff(const dualgap::Vector& a, const dualgap::Vector& b) {
   return (a - b).cwiseAbs().maxCoeff();
 }
 
-/// Garbles w: rebuild_w must not read what w held.
+/// Garbles w: a rebuild must not read what w held.
 void garble(dualgap::Vector& w, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> g(0.0, 10.0);
   for (auto& v : w) v = g(rng);
 }
 
-TEST_CASE("rebuild_w recomputes the w that exact steps kept (sparse rows in both layouts, dense rows)") {
+/// w rebuilt from all the blocks, as the threads' shares sum it: zeros plus add_w_of_blocks.
+void rebuild(Blocks& st, std::size_t n) {
+  st.w.setZero();
+  st.add_w_of_blocks(0, n, st.w.data());
+}
+
+TEST_CASE("add_w_of_blocks recomputes the w that exact steps kept (sparse rows in both layouts, dense rows)") {
   auto oracle = multiclass();
   WeightedMulticlassOracle weighted;
   for (bool sparse : {false, true}) {
@@ -50,13 +57,13 @@ TEST_CASE("rebuild_w recomputes the w that exact steps kept (sparse rows in both
 
       const dualgap::Vector kept = st.w;  // the layout of the passes
       garble(st.w, 1);
-      st.rebuild_w();
+      rebuild(st, ex.num_examples());
       CHECK(max_diff(st.w, kept) <= 1e-12 * scale);
 
       st.sync_w();  // the layout the core scores (a transposition for sparse rows)
       const dualgap::Vector scored = st.w;
       garble(st.w, 2);
-      st.rebuild_w();
+      rebuild(st, ex.num_examples());
       CHECK(max_diff(st.w, scored) <= 1e-12 * scale);
       st.resume_passes();
       CHECK(max_diff(st.w, kept) <= 1e-12 * scale);
@@ -69,12 +76,12 @@ TEST_CASE("rebuild_w recomputes the w that exact steps kept (sparse rows in both
   }
 }
 
-TEST_CASE("rebuild_w at the start is w = 0 (every block at its label's vertex)") {
+TEST_CASE("add_w_of_blocks at the start is w = 0 (every block at its label's vertex)") {
   auto oracle = multiclass();
   const Examples ex = blobs(50, 8, 4, 3, 1.0, true);
   Blocks st(ex, *oracle, 0.1, true);
   garble(st.w, 3);
-  st.rebuild_w();
+  rebuild(st, ex.num_examples());
   CHECK(st.w.cwiseAbs().maxCoeff() == 0.0);
 }
 

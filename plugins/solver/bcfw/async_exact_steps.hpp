@@ -29,8 +29,9 @@
 // (several times cheaper; a step makes 2-3 classes x the row's nonzeros of them), but a change
 // another thread makes to the same entry between the load and the store is lost, and w drifts
 // from w(alpha); the paper shows the iterates still converge, to a nearby point. So ExactSteps
-// rebuilds w from alpha (SimplexBlocks::rebuild_w, one read of the rows) before every checkpoint
-// and before the stopping rule accepts a pass without moves: what is scored and certified is
+// rebuilds w from alpha (rebuild_w below: SimplexBlocks::add_w_of_blocks on all threads, one
+// read of the rows) before every checkpoint and before the stopping rule accepts a pass without
+// moves: what is scored and certified is
 // w(alpha), as with one thread. Reads need no lock either way: a step may read w while another
 // thread changes it (their "inconsistent read"; the paper's analysis bounds the delay), each
 // value being one that w held. Only the steps' iterates change with the scheduling.
@@ -113,9 +114,10 @@ class AsyncExactSteps {
     return visited_ == 0 ? 0.0 : static_cast<double>(visited_by_others_) / static_cast<double>(visited_);
   }
 
-  /// st.rebuild_w() on all threads: thread t adds the blocks of its share of [0, n) into w (t = 0)
-  /// or into its own d x K buffer (allocated at the first call, kept: (threads - 1) x d x K
-  /// doubles), then the threads add the buffers into w, each over its slice of the entries.
+  /// w = w(alpha) rebuilt from the blocks on all threads: thread t adds the blocks of its share of
+  /// [0, n) (SimplexBlocks::add_w_of_blocks) into w (t = 0) or into its own d x K buffer
+  /// (allocated at the first call, kept: (threads - 1) x d x K doubles), then the threads add
+  /// the buffers into w, each over its slice of the entries.
   void rebuild_w() {
     const std::size_t nthreads = lanes_.size(), n = ex_.num_examples(), size = static_cast<std::size_t>(st_.w.size());
     if (partial_.size() != nthreads - 1) partial_.assign(nthreads - 1, dualgap::Vector::Zero(st_.w.size()));

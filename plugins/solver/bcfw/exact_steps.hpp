@@ -31,10 +31,10 @@
 // on the shared w (PASSCoDe, async_exact_steps.hpp); the threads join at the end of the pass, so
 // everything else above (line 9, shrinking's decisions, checkpoints) sees the joined state. With
 // wild updates (async_updates: wild) a change of w may be lost: w is rebuilt from the blocks
-// (rebuild_w) before a checkpoint scores it and before line 9 accepts a pass, which then must have
-// started from the rebuilt w. A pass that may reach the budget is handed to the threads in segments, the budget asked
-// between them: a budget of passes still stops the run at the same count of visited blocks as
-// one thread does (the last segment ends at the visit that reaches it). The time and oracle-call
+// (rebuild_w) before a checkpoint scores it and before line 9 accepts a pass, which then must
+// have started from the rebuilt w. A pass that may reach the budget is handed to the threads in
+// segments, the budget asked between them: a budget of passes still stops the run at the same
+// count of visited blocks as one thread does (the last segment ends at the visit that reaches it). The time and oracle-call
 // budgets are asked before each pass and, in a pass that may reach the budget, between segments
 // of at most kSegment blocks per thread (one thread: before each block of such a pass); so a run
 // overshoots them by at most the rest of a pass, as with one thread. threads: 1 runs the serial
@@ -221,8 +221,7 @@ class ExactSteps {
   /// w = w(alpha) again after wild steps (solver time: the loop's own repair of its iterate).
   void rebuild_w() {
     const auto start = std::chrono::steady_clock::now();
-    if (async_) async_->rebuild_w();  // on all threads
-    else st_.rebuild_w();
+    async_->rebuild_w();  // on all threads (only wild steps, which are threaded, lose changes)
     w_exact_ = true;
     ++rebuilds_;
     rebuild_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

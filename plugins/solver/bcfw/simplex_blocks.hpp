@@ -46,8 +46,8 @@
 // phi_circ summed in the scratch (added after the threads join). A block's own rows (mbar_i, its
 // class order and active count, cbar_i) are touched only by the thread that holds the block.
 // The serial step is the same code with plain loads and stores (if constexpr), so one thread's
-// numbers do not change. rebuild_w recomputes w = w(alpha) from the blocks, after wild changes
-// that may have been lost.
+// numbers do not change. add_w_of_blocks recomputes w = w(alpha) from the blocks, after wild
+// changes that may have been lost.
 #pragma once
 
 #include <algorithm>
@@ -392,17 +392,12 @@ class SimplexBlocks : public DualState {
     active_scores<A>(s, i);
     return solve_block<A>(s, i, std::numeric_limits<double>::quiet_NaN(), -1);
   }
-  /// w = (1/(lambda n)) sum_i x_i (x) (e_{y_i} - mbar_i), recomputed from the blocks in the
-  /// current layout: after wild steps (Access::wild) w may have lost changes, and the dual a
-  /// checkpoint certifies, -lambda/2 ||w||^2 + phi_circ, is the dual of alpha only at w(alpha).
-  /// One read of every row, O(nonzeros x classes holding weight). Threads split it by blocks
-  /// (AsyncExactSteps::rebuild_w), each adding its share with add_w_of_blocks.
-  void rebuild_w() {
-    w.setZero();
-    add_w_of_blocks(0, n_, w.data());
-  }
   /// target += (1/(lambda n)) sum_{i in [begin, end)} x_i (x) (e_{y_i} - mbar_i), a d x K array in
-  /// the current layout of w. Reads the blocks only.
+  /// the current layout of w: summed over all blocks into zeros, w(alpha). After wild steps
+  /// (Access::wild) w may have lost changes, and the dual a checkpoint certifies,
+  /// -lambda/2 ||w||^2 + phi_circ, is the dual of alpha only at w(alpha); the threads rebuild it
+  /// with this, each over its share of the blocks (AsyncExactSteps::rebuild_w). One read of the
+  /// rows, O(nonzeros x classes holding weight). Reads the blocks only.
   void add_w_of_blocks(std::size_t begin, std::size_t end, double* target) const {
     const auto K = static_cast<std::size_t>(K_);
     const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
