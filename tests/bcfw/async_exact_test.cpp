@@ -1,6 +1,6 @@
 // Tests of bcfw's exact block steps on several threads (threads > 1 with block_step exact, which
 // auto takes on multi-class data; plugins/solver/bcfw/async_exact_steps.hpp, PASSCoDe with wild
-// and with atomic updates of w):
+// and with atomic updates of a shared w, and with a copy of w per thread):
 // the runs reach the optimum of one thread and of the independent QP with a certified gap that
 // closes, primal >= dual at every checkpoint, one oracle call per visited block (the threads'
 // counters merged), the budget of passes is met exactly, block_step auto picks them with
@@ -23,7 +23,7 @@ std::function<std::shared_ptr<Oracle>()> weighted_factory() {
   return [] { return std::make_shared<WeightedMulticlassOracle>(); };
 }
 
-json exact_threads(int threads, int shrinking, const char* updates = "wild") {
+json exact_threads(int threads, int shrinking, const char* updates = "copies") {
   json p{{"block_step", "exact"}, {"threads", threads}, {"shrinking", shrinking}};
   if (threads > 1) p["async_updates"] = updates;
   return p;
@@ -86,7 +86,7 @@ TEST_CASE("threads > 1: exact steps reach the QP optimum and the optimum of one 
         OracleCounters c1;
         auto one = run_solver("bcfw", data, oracle, lambda, exact_threads(1, shrinking), 2000, 1e-10, &c1, 1);
         for (int threads : {2, 3})
-        for (const char* updates : {"atomic", "wild"}) {
+        for (const char* updates : {"atomic", "wild", "copies"}) {
           CAPTURE(sparse);
           CAPTURE(weighted_loss);
           CAPTURE(shrinking);
@@ -124,7 +124,8 @@ TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one
   // Too large for the QP reference: the optimum is one thread's, and the certified gap closing
   // shows that w is w(alpha) at the checkpoints (atomic: no update lost; tried: a plain +=
   // instead of the atomic add fails this file's checks under ThreadSanitizer's interleavings;
-  // wild: updates may be lost, and w is rebuilt from alpha before each checkpoint).
+  // wild: updates may be lost, and w is rebuilt from alpha before each checkpoint; copies: every
+  // logged move reaches every copy once).
   WeightedMulticlassOracle weighted;
   auto plain = multiclass();
   for (bool sparse : {false, true}) {
@@ -138,7 +139,7 @@ TEST_CASE("threads > 1 on 500 examples (chunks of 31 blocks): the optimum of one
       const double lambda = 0.01;
       OracleCounters c1;
       auto one = run_solver("bcfw", data, oracle, lambda, exact_threads(1, shrinking), 1e5, 1e-9, &c1, 5);
-      for (const char* updates : {"atomic", "wild"}) {
+      for (const char* updates : {"atomic", "wild", "copies"}) {
       CAPTURE(updates);
       OracleCounters c2;
       auto two = run_solver("bcfw", data, oracle, lambda, exact_threads(2, shrinking, updates), 1e5, 1e-9, &c2, 5, 1,

@@ -32,7 +32,9 @@
 // everything else above (line 9, shrinking's decisions, checkpoints) sees the joined state. With
 // wild updates (async_updates: wild) a change of w may be lost: w is rebuilt from the blocks
 // (rebuild_w) before a checkpoint scores it and before line 9 accepts a pass, which then must
-// have started from the rebuilt w. A pass that may reach the budget is handed to the threads in
+// have started from the rebuilt w. With copies each thread steps on its own copy of w, and
+// after the join every copy holds every move (the storage's w is thread 0's copy); the others
+// are set to it after each checkpoint. A pass that may reach the budget is handed to the threads in
 // segments, the budget asked between them: a budget of passes still stops the run at the same
 // count of visited blocks as one thread does (the last segment ends at the visit that reaches it). The time and oracle-call
 // budgets are asked before each pass and, in a pass that may reach the budget, between segments
@@ -215,7 +217,10 @@ class ExactSteps {
     if (!w_exact_) rebuild_w();
     st_.sync_w();
     const dualgap::Action action = checkpoints_.record(passes);
-    if (action != dualgap::Action::stop) st_.resume_passes();
+    if (action != dualgap::Action::stop) {
+      st_.resume_passes();
+      if (async_) async_->copies_from_w();
+    }
     return action;
   }
   /// w = w(alpha) again after wild steps (solver time: the loop's own repair of its iterate).

@@ -15,10 +15,12 @@ enum class Inner { pairwise, fw };
 enum class Blocks { automatic, marginals, dense };
 enum class BlockStep { automatic, fw, exact };
 enum class BatchStep { common, sequential };
-/// How an exact step reaches w: serial (one thread, plain loads and stores), or shared by the
-/// threads of asynchronous exact steps, changed by atomic read-modify-writes or by wild
-/// load-and-store pairs (option async_updates; simplex_blocks.hpp, detail::shared_add).
-enum class Access { serial, atomic, wild };
+/// How an exact step reaches w: serial (one thread, plain loads and stores); on the threads of
+/// asynchronous exact steps (option async_updates; simplex_blocks.hpp, detail::add), a w shared
+/// by the threads and changed by atomic read-modify-writes (atomic) or by wild load-and-store
+/// pairs (wild), or each thread's own copy of w, changed by plain stores, the other threads
+/// applying its changes from its log (copies; async_exact_steps.hpp).
+enum class Access { serial, atomic, wild, copies };
 
 struct Options {
   bool multiplane = false;
@@ -39,8 +41,8 @@ struct Options {
   bool class_shrinking = true;  ///< with shrinking: steps of passes that skip blocks see only active classes
   int threads = 1;  ///< exact steps: asynchronous (async_exact_steps.hpp); FW steps: a mini-batch's oracle calls (minibatch.hpp)
   int batch = 0;    ///< FW steps: blocks per mini-batch of an exact pass, 0: the thread count; exact steps: 0 or 1
-  BatchStep batch_step = BatchStep::common;
-  Access async_updates = Access::wild;  ///< exact steps on threads > 1: how a step changes the shared w  ///< how the blocks of a mini-batch step (minibatch.hpp)
+  BatchStep batch_step = BatchStep::common;  ///< how the blocks of a mini-batch step (minibatch.hpp)
+  Access async_updates = Access::copies;     ///< exact steps on threads > 1: how the steps reach w
 
   bool working_sets() const { return multiplane && N > 0; }
   /// Whether block_step auto may pick exact steps (validity for the data is the solver's check).
@@ -118,7 +120,7 @@ struct Options {
             "over all blocks restores every class (as LIBLINEAR -s 4)");
     b.field(&Options::threads, "threads",
             "threads of a pass: a positive integer, or auto (the machine's hardware threads). Exact "
-            "steps: asynchronous block steps on a shared w (PASSCoDe, Hsieh et al., ICML 2015; see "
+            "steps: asynchronous block steps (PASSCoDe, Hsieh et al., ICML 2015; see "
             "async_updates); the iterates then depend on the scheduling (1 is the "
             "deterministic mode), oracle counts stay exact. FW steps: each mini-batch's oracle calls "
             "run in parallel (Wang et al., ICML 2016), approximate passes stay serial; the numbers "
@@ -136,12 +138,18 @@ struct Options {
              "size along their summed change: the synchronous mini-batch of Wang et al., ICML 2016) or "
              "sequential (one after another, each with BCFW's exact line search at the w the earlier "
              "steps left, towards the corner its oracle call found at the batch's w)");
-    b.choice(&Options::async_updates, "async_updates", {{"wild", Access::wild}, {"atomic", Access::atomic}},
-             "exact steps on threads > 1: how a step changes the shared w. wild (PASSCoDe-Wild, Hsieh "
-             "et al., ICML 2015): a plain load and store per entry, so two threads changing one entry at "
-             "once may lose a change; w is then rebuilt from the dual variables before every checkpoint "
-             "and before the stopping rule accepts a pass, so the recorded dual stays certified. atomic "
-             "(PASSCoDe-Atomic): one atomic add per entry, no change lost, each several times the cost");
+    b.choice(&Options::async_updates, "async_updates",
+             {{"copies", Access::copies}, {"wild", Access::wild}, {"atomic", Access::atomic}},
+             "exact steps on threads > 1: how the steps of the threads reach w. copies: each thread "
+             "steps on its own copy of w and logs its moves, which the other threads apply to theirs "
+             "after every few dozen of their steps; no line of w is written by one core and read by "
+             "another, no change is lost, (threads - 1) x d x K doubles more memory. wild "
+             "(PASSCoDe-Wild, Hsieh et al., ICML "
+             "2015): one shared w, a plain load and store per entry, so two threads changing one entry "
+             "at once may lose a change; w is then rebuilt from the dual variables before every "
+             "checkpoint and before the stopping rule accepts a pass, so the recorded dual stays "
+             "certified. atomic (PASSCoDe-Atomic): one shared w, one atomic add per entry, no change "
+             "lost, each several times the cost");
   }
   /// Rules across parameters (single values are checked by the schema).
   bool validate(std::string* error) const {

@@ -41,13 +41,15 @@
 // moves certifies the optimum, as before.
 //
 // Threads (async_exact_steps.hpp, PASSCoDe): the shared_* steps are the same step with its
-// scratch (Scratch) held by the calling thread, w read by relaxed atomic loads and changed through
-// std::atomic_ref, by atomic adds or wild load-and-store pairs (Access), and the step's change of
-// phi_circ summed in the scratch (added after the threads join). A block's own rows (mbar_i, its
-// class order and active count, cbar_i) are touched only by the thread that holds the block.
-// The serial step is the same code with plain loads and stores (if constexpr), so one thread's
-// numbers do not change. add_w_of_blocks recomputes w = w(alpha) from the blocks, after wild
-// changes that may have been lost.
+// scratch (Scratch) held by the calling thread and the step's change of phi_circ summed in the
+// scratch (added after the threads join). By Access, they read and change the one w the threads
+// share, by relaxed atomic loads and by atomic adds or wild load-and-store pairs through
+// std::atomic_ref, or the thread's own copy of w (Scratch::w) by plain loads and stores, the
+// thread's loop then logging the change (Scratch::touched, dm) for the others to apply
+// (add_change). A block's own rows (mbar_i, its class order and active count, cbar_i) are
+// touched only by the thread that holds the block. The serial step is the same code with plain
+// loads and stores (if constexpr), so one thread's numbers do not change. add_w_of_blocks
+// recomputes w = w(alpha) from the blocks, after wild changes that may have been lost.
 #pragma once
 
 #include <algorithm>
@@ -122,31 +124,40 @@ DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std:
   return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + t;
 }
 
-// Access to w where threads share it (asynchronous exact steps). Every read is a relaxed atomic
-// load and every change goes through std::atomic_ref, so there is no data race; relaxed: a step
-// needs no order between entries, only each entry's own. On x86-64 the load is a plain move (but
-// the compiler does not vectorize it). The change is, by Access:
+// Access to w by the steps of threads (asynchronous exact steps). Where the threads share w
+// (atomic, wild), every read is a relaxed atomic load and every change goes through
+// std::atomic_ref, so there is no data race; relaxed: a step needs no order between entries, only
+// each entry's own. On x86-64 the load is a plain move (but the compiler does not vectorize it).
+// The change is, by Access:
 //   atomic: one read-modify-write (PASSCoDe-Atomic), a lock cmpxchg loop on x86-64 (about 20
 //           cycles uncontended, and it drains the store buffer): no update is lost, w stays the
 //           sum of all applied changes;
 //   wild:   a load and a store (PASSCoDe-Wild), two plain moves: another thread's change of the
 //           same entry between them is lost, so w may leave w(alpha) and the loop rebuilds it
-//           from alpha before anything reads it as w(alpha) (exact_steps.hpp).
+//           from alpha before anything reads it as w(alpha) (exact_steps.hpp);
+//   copies: a plain add to the thread's own copy of w, which no other thread touches during a
+//           pass (they apply the change to their copies from the thread's log).
 static_assert(std::atomic_ref<double>::is_always_lock_free);
+/// Whether threads read and write one w (atomic or wild), so that every access is atomic.
+constexpr bool shares_w(Access A) { return A == Access::atomic || A == Access::wild; }
 [[gnu::always_inline]] inline double shared_load(const double* p) {
   return std::atomic_ref<double>(*const_cast<double*>(p)).load(std::memory_order_relaxed);
 }
 template <Access A>
-[[gnu::always_inline]] inline void shared_add(double* p, double v) {
+[[gnu::always_inline]] inline void add(double* p, double v) {
   static_assert(A != Access::serial);
-  std::atomic_ref<double> e(*p);
-  if constexpr (A == Access::atomic) e.fetch_add(v, std::memory_order_relaxed);
-  else e.store(e.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+  if constexpr (A == Access::copies) {
+    *p += v;
+  } else {
+    std::atomic_ref<double> e(*p);
+    if constexpr (A == Access::atomic) e.fetch_add(v, std::memory_order_relaxed);
+    else e.store(e.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+  }
 }
 // A load of w: atomic where threads share it, plain otherwise (the serial step's own code).
 template <Access A>
 [[gnu::always_inline]] inline double load(const double* p) {
-  if constexpr (A != Access::serial) return shared_load(p);
+  if constexpr (shares_w(A)) return shared_load(p);
   else return *p;
 }
 // <a, b> over d entries, a read from the shared w; four partial sums (the additions do not wait
@@ -279,6 +290,7 @@ class SimplexBlocks : public DualState {
     double violation = 0;      ///< max_k G_k - min over the classes holding weight, before the last step
     double gap = 0;            ///< n times the block gap of the last step's oracle label, before it
     double circ = 0;           ///< shared steps: the sum of their changes of phi_circ (added after the join)
+    double* w = nullptr;       ///< Access::copies: the thread's own copy of w, which its steps read and change
   };
 
   /// Throws unless simplex_blocks_apply(ex, oracle). class_shrinking: drop classes that cannot
@@ -362,26 +374,35 @@ class SimplexBlocks : public DualState {
     s.touched.reserve(K);
     return s;
   }
-  /// S[k] = <w_k, x_i> for all K classes from the shared w, in the layout of the passes
-  /// (feature-major for sparse rows, class-major for dense ones).
-  void shared_scores(std::size_t i, std::vector<double>& S) const {
+  /// S[k] = <w_k, x_i> for all K classes from the w of a thread's steps with scratch s (A: the
+  /// shared w, or s.w), in the layout of the passes (feature-major for sparse rows, class-major
+  /// for dense ones).
+  template <Access A>
+  void shared_scores(const Scratch& s, std::size_t i, std::vector<double>& S) const {
     const auto K = static_cast<std::size_t>(K_);
     S.assign(K, 0.0);
     const auto r = ex_.unit_begin(i);
+    const double* W = w_of<A>(s);
     if (feature_major_) {
       const auto& X = *rows_;
       for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e) {
-        const double* wj = w.data() + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
+        const double* wj = W + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K;
         const double x = X.valuePtr()[e];
-        for (std::size_t k = 0; k < K; ++k) S[k] += x * detail::shared_load(wj + k);
+        if constexpr (detail::shares_w(A))
+          for (std::size_t k = 0; k < K; ++k) S[k] += x * detail::shared_load(wj + k);
+        else
+          detail::axpy_row(S.data(), x, wj, K);
       }
       return;
     }
     const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
-    for (std::size_t k = 0; k < K; ++k) S[k] = detail::shared_dot(w.data() + k * d_, x, d_);
+    for (std::size_t k = 0; k < K; ++k)
+      if constexpr (detail::shares_w(A)) S[k] = detail::shared_dot(W + k * d_, x, d_);
+      else S[k] = detail::dot_row(W + k * d_, x, d_);
   }
-  /// step() by a thread that holds block i, with its own scratch, on the shared w (A: atomic or
-  /// wild). The change of phi_circ is added to s.circ, not to phi_circ.
+  /// step() by a thread that holds block i, with its own scratch, on the w of A (the shared w, or
+  /// s.w). The change of phi_circ is added to s.circ, not to phi_circ; the change of mbar_i is
+  /// left in s.touched and s.dm (for add_change).
   template <Access A>
   bool shared_step(Scratch& s, std::size_t i, const int* yhat, double offset, const double* S) {
     return step_on<A>(s, i, yhat, offset, S);
@@ -391,6 +412,29 @@ class SimplexBlocks : public DualState {
   bool shared_step_active(Scratch& s, std::size_t i) {
     active_scores<A>(s, i);
     return solve_block<A>(s, i, std::numeric_limits<double>::quiet_NaN(), -1);
+  }
+  /// W += the change of w that block i's move by dm_k in class k makes (dm_k = mbar_ik before the
+  /// step - after it): (1/(lambda n)) dm_k x_i in class k, in the layout of the passes. A: how W is
+  /// changed (atomic, wild: the shared w; copies: a thread's own copy, which it applies the other
+  /// threads' logged changes to).
+  template <Access A>
+  void add_change(double* W, std::size_t i, int k, double dm) const {
+    const auto K = static_cast<std::size_t>(K_);
+    const double coef = (1.0 / (lambda_ * static_cast<double>(n_))) * dm;
+    if (feature_major_) {
+      const auto& X = *rows_;
+      const auto r = ex_.unit_begin(i);
+      const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
+      const int* idx = X.innerIndexPtr();
+      const double* val = X.valuePtr();
+      double* wk = W + k;
+      for (auto e = b; e < end; ++e) detail::add<A>(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
+    } else {
+      const double* x = ex_.X.dense().data() + static_cast<std::size_t>(ex_.unit_begin(i)) * d_;
+      double* wk = W + static_cast<std::size_t>(k) * d_;
+      for (std::size_t j = 0; j < d_; ++j)
+        if (x[j] != 0.0) detail::add<A>(wk + j, coef * x[j]);
+    }
   }
   /// target += (1/(lambda n)) sum_{i in [begin, end)} x_i (x) (e_{y_i} - mbar_i), a d x K array in
   /// the current layout of w: summed over all blocks into zeros, w(alpha). After wild steps
@@ -510,6 +554,13 @@ class SimplexBlocks : public DualState {
 
   /// y_i (one unit per example).
   int label(std::size_t i) const { return ex_.y[static_cast<std::size_t>(ex_.unit_begin(i))]; }
+  /// The w the steps of A with scratch s read and change: the thread's copy (copies) or the
+  /// storage's (serial, or shared by the threads).
+  template <Access A>
+  double* w_of(const Scratch& s) const {
+    if constexpr (A == Access::copies) return s.w;
+    else return const_cast<double*>(w.data());
+  }
 
   /// step() on block i with scratch s: restores all K classes of the block, takes the scores by
   /// active position, solves. A: how the step reaches w (see the top).
@@ -530,6 +581,7 @@ class SimplexBlocks : public DualState {
     const C* c = cls_.data() + i * K;
     const auto na = static_cast<std::size_t>(active_[i]);
     const auto r = ex_.unit_begin(i);
+    const double* W = w_of<A>(s);
     if (feature_major_) {
       const auto& X = *rows_;
       const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
@@ -539,7 +591,7 @@ class SimplexBlocks : public DualState {
         // Few classes (the usual case): one class at a time, two sums in registers; adding into
         // S_[a] per nonzero would chain every addition on the previous one through memory.
         for (std::size_t a = 0; a < na; ++a) {
-          const double* wk = w.data() + c[a];
+          const double* wk = W + c[a];
           double s0 = 0, s1 = 0;
           auto e = b;
           for (; e + 1 < end; e += 2) {
@@ -554,15 +606,15 @@ class SimplexBlocks : public DualState {
       // LIBLINEAR's order: each nonzero reads the active classes' weights of its feature.
       std::fill(S_.begin(), S_.begin() + static_cast<std::ptrdiff_t>(na), 0.0);
       for (auto e = b; e < end; ++e) {
-        const double* wj = w.data() + static_cast<std::size_t>(idx[e]) * K;
+        const double* wj = W + static_cast<std::size_t>(idx[e]) * K;
         const double x = val[e];
         for (std::size_t a = 0; a < na; ++a) S_[a] += x * detail::load<A>(wj + c[a]);
       }
     } else {
       const double* x = ex_.X.dense().data() + static_cast<std::size_t>(r) * d_;
       for (std::size_t a = 0; a < na; ++a) {
-        const double* wk = w.data() + static_cast<std::size_t>(c[a]) * d_;
-        if constexpr (A != Access::serial) S_[a] = detail::shared_dot(wk, x, d_);
+        const double* wk = W + static_cast<std::size_t>(c[a]) * d_;
+        if constexpr (detail::shares_w(A)) S_[a] = detail::shared_dot(wk, x, d_);
         else S_[a] = detail::dot_row(wk, x, d_);
       }
     }
@@ -646,27 +698,7 @@ class SimplexBlocks : public DualState {
       const double doff = circ - cbar_[i];
       s.circ += doff / static_cast<double>(n_);
       cbar_[i] += doff;
-      const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
-      if (feature_major_) {
-        const auto& X = *rows_;
-        const auto r = ex_.unit_begin(i);
-        const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
-        const int* idx = X.innerIndexPtr();
-        const double* val = X.valuePtr();
-        for (int k : touched_) {
-          double* wk = w.data() + k;
-          const double coef = scale * dm_[static_cast<std::size_t>(k)];
-          for (auto e = b; e < end; ++e) detail::shared_add<A>(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
-        }
-      } else {
-        const double* x = ex_.X.dense().data() + static_cast<std::size_t>(ex_.unit_begin(i)) * d_;
-        for (int k : touched_) {
-          double* wk = w.data() + static_cast<std::size_t>(k) * d_;
-          const double coef = scale * dm_[static_cast<std::size_t>(k)];
-          for (std::size_t j = 0; j < d_; ++j)
-            if (x[j] != 0.0) detail::shared_add<A>(wk + j, coef * x[j]);
-        }
-      }
+      for (int k : touched_) add_change<A>(w_of<A>(s), i, k, dm_[static_cast<std::size_t>(k)]);
       return true;
     }
     move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
