@@ -136,7 +136,8 @@ DUALGAP_SIMD_CLONES inline double dot_row(const double* a, const double* b, std:
 //           same entry between them is lost, so w may leave w(alpha) and the loop rebuilds it
 //           from alpha before anything reads it as w(alpha) (exact_steps.hpp);
 //   copies: a plain add to the thread's own copy of w, which no other thread touches during a
-//           pass (they apply the change to their copies from the thread's log).
+//           pass (they apply the change to their copies from the thread's log);
+//   serial: a plain add (one thread).
 static_assert(std::atomic_ref<double>::is_always_lock_free);
 /// Whether threads read and write one w (atomic or wild), so that every access is atomic.
 constexpr bool shares_w(Access A) { return A == Access::atomic || A == Access::wild; }
@@ -145,8 +146,7 @@ constexpr bool shares_w(Access A) { return A == Access::atomic || A == Access::w
 }
 template <Access A>
 [[gnu::always_inline]] inline void add(double* p, double v) {
-  static_assert(A != Access::serial);
-  if constexpr (A == Access::copies) {
+  if constexpr (!shares_w(A)) {  // serial, copies: the thread's own w
     *p += v;
   } else {
     std::atomic_ref<double> e(*p);
@@ -415,8 +415,8 @@ class SimplexBlocks : public DualState {
   }
   /// W += the change of w that block i's move by dm_k in class k makes (dm_k = mbar_ik before the
   /// step - after it): (1/(lambda n)) dm_k x_i in class k, in the layout of the passes. A: how W is
-  /// changed (atomic, wild: the shared w; copies: a thread's own copy, which it applies the other
-  /// threads' logged changes to).
+  /// changed (serial: the one thread's w; atomic, wild: the shared w; copies: a thread's own
+  /// copy, which it applies the other threads' logged changes to).
   template <Access A>
   void add_change(double* W, std::size_t i, int k, double dm) const {
     const auto K = static_cast<std::size_t>(K_);
@@ -703,18 +703,8 @@ class SimplexBlocks : public DualState {
     }
     move_offsets(i, 1.0, circ - cbar_[i]);  // cbar_i = <m*, o_i>; sets last_scale_ = 1/(lambda n)
     if (feature_major_) {
-      // wT[j K + k] += (1/(lambda n)) x_ij Dm_k over the nonzeros j and the touched classes k;
-      // class by class (usually two), so the inner loop is a plain scatter over the row.
-      const auto& X = *rows_;
-      const auto r = ex_.unit_begin(i);
-      const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
-      const int* idx = X.innerIndexPtr();
-      const double* val = X.valuePtr();
-      for (int k : touched_) {
-        double* wk = w.data() + k;
-        const double coef = last_scale_ * dm_[static_cast<std::size_t>(k)];
-        for (auto e = b; e < end; ++e) wk[static_cast<std::size_t>(idx[e]) * K] += coef * val[e];
-      }
+      // class by class (usually two), so the inner loop is a plain scatter over the row
+      for (int k : touched_) add_change<Access::serial>(w.data(), i, k, dm_[static_cast<std::size_t>(k)]);
     } else {
       add_last_change(w.data(), 1.0);
     }
