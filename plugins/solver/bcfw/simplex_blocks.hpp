@@ -55,6 +55,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -296,7 +297,9 @@ class SimplexBlocks : public DualState {
   /// Throws unless simplex_blocks_apply(ex, oracle). class_shrinking: drop classes that cannot
   /// enter a block's optimum (see the top of this file).
   SimplexBlocks(const Examples& ex, const StructuredOracle& oracle, double lambda, bool class_shrinking)
-      : DualState(ex, oracle, lambda), class_shrinking_(class_shrinking) {
+      : DualState(ex, oracle, lambda),
+        inv_lambda_n_(1.0 / (lambda_ * static_cast<double>(n_))),
+        class_shrinking_(class_shrinking) {
     if (!simplex_blocks_apply(ex, oracle))
       throw std::runtime_error(
           "bcfw: block_step: exact needs one unit per example and no transition features "
@@ -419,16 +422,9 @@ class SimplexBlocks : public DualState {
   /// copy, which it applies the other threads' logged changes to).
   template <Access A>
   void add_change(double* W, std::size_t i, int k, double dm) const {
-    const auto K = static_cast<std::size_t>(K_);
-    const double coef = (1.0 / (lambda_ * static_cast<double>(n_))) * dm;
+    const double coef = inv_lambda_n_ * dm;
     if (feature_major_) {
-      const auto& X = *rows_;
-      const auto r = ex_.unit_begin(i);
-      const auto b = X.outerIndexPtr()[r], end = X.outerIndexPtr()[r + 1];
-      const int* idx = X.innerIndexPtr();
-      const double* val = X.valuePtr();
-      double* wk = W + k;
-      for (auto e = b; e < end; ++e) detail::add<A>(wk + static_cast<std::size_t>(idx[e]) * K, coef * val[e]);
+      add_row<A>(W + k, ex_.unit_begin(i), coef, static_cast<std::size_t>(K_));
     } else {
       const double* x = ex_.X.dense().data() + static_cast<std::size_t>(ex_.unit_begin(i)) * d_;
       double* wk = W + static_cast<std::size_t>(k) * d_;
@@ -444,7 +440,6 @@ class SimplexBlocks : public DualState {
   /// rows, O(nonzeros x classes holding weight). Reads the blocks only.
   void add_w_of_blocks(std::size_t begin, std::size_t end, double* target) const {
     const auto K = static_cast<std::size_t>(K_);
-    const double scale = 1.0 / (lambda_ * static_cast<double>(n_));
     // sparse rows: feature-major w[j K + k] during the passes, class-major w[k d + j] between
     // sync_w and resume_passes
     const std::size_t step_j = fm_layout_ ? K : 1, step_k = fm_layout_ ? 1 : d_;
@@ -453,15 +448,10 @@ class SimplexBlocks : public DualState {
       const auto yi = static_cast<std::size_t>(label(i));
       const auto r = ex_.unit_begin(i);
       for (std::size_t k = 0; k < K; ++k) {
-        const double coef = scale * ((k == yi ? 1.0 : 0.0) - mb[k]);
+        const double coef = inv_lambda_n_ * ((k == yi ? 1.0 : 0.0) - mb[k]);
         if (coef == 0.0) continue;
         if (rows_) {
-          const auto& X = *rows_;
-          const int* idx = X.innerIndexPtr();
-          const double* val = X.valuePtr();
-          double* wk = target + k * step_k;
-          for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e)
-            wk[static_cast<std::size_t>(idx[e]) * step_j] += coef * val[e];
+          add_row<Access::serial>(target + k * step_k, r, coef, step_j);
         } else {
           detail::axpy_row(target + k * d_, coef, ex_.X.dense().data() + static_cast<std::size_t>(r) * d_, d_);
         }
@@ -479,15 +469,7 @@ class SimplexBlocks : public DualState {
   /// scores from scores(), and w is class-major only between sync_w() and resume_passes().
   bool feature_major() const { return feature_major_; }
   /// S[k] = <w_k, x_i> from the feature-major weights (feature_major() only, during the passes).
-  void scores(std::size_t i, std::vector<double>& S) const {
-    const auto K = static_cast<std::size_t>(K_);
-    S.assign(K, 0.0);
-    const auto& X = *rows_;
-    const auto r = ex_.unit_begin(i);
-    const double* wT = w.data();
-    for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e)
-      detail::axpy_row(S.data(), X.valuePtr()[e], wT + static_cast<std::size_t>(X.innerIndexPtr()[e]) * K, K);
-  }
+  void scores(std::size_t i, std::vector<double>& S) const { shared_scores<Access::serial>(own_, i, S); }
   /// Makes w class-major (w_k[j] at k d + j), as the core scores it: transposes the feature-major
   /// weights in place (no-op for dense X, or when w is class-major already).
   void sync_w() {
@@ -547,6 +529,7 @@ class SimplexBlocks : public DualState {
   std::vector<double> off_;      ///< n x K: o_i(k) = Delta(y_i, k) + c(k) - c(y_i); empty if zero_one_
   bool zero_one_ = false;        ///< o_i(k) = [k != y_i] for every block (no table kept)
   std::vector<double> sq_norm_;  ///< ||x_i||^2
+  const double inv_lambda_n_;    ///< 1/(lambda n): w's change per unit of a block's move (x_i dm / (lambda n))
   bool class_shrinking_;
   std::vector<C> cls_;           ///< n x K: row i = a permutation of the classes, active ones first
   std::vector<C> active_;        ///< number of active classes of block i
@@ -554,6 +537,16 @@ class SimplexBlocks : public DualState {
 
   /// y_i (one unit per example).
   int label(std::size_t i) const { return ex_.y[static_cast<std::size_t>(ex_.unit_begin(i))]; }
+  /// wk[j stride] += coef x_rj over the nonzeros j of CSR row r (rows_ set): one class's share of
+  /// a block's change of w, stride K in the feature-major layout, 1 in the class-major one.
+  template <Access A>
+  void add_row(double* wk, std::int64_t r, double coef, std::size_t stride) const {
+    const auto& X = *rows_;
+    const int* idx = X.innerIndexPtr();
+    const double* val = X.valuePtr();
+    for (auto e = X.outerIndexPtr()[r]; e < X.outerIndexPtr()[r + 1]; ++e)
+      detail::add<A>(wk + static_cast<std::size_t>(idx[e]) * stride, coef * val[e]);
+  }
   /// The w the steps of A with scratch s read and change: the thread's copy (copies) or the
   /// storage's (serial, or shared by the threads).
   template <Access A>
