@@ -1,9 +1,9 @@
-# Sourced by memory.sh, parse.sh and scaling.sh after they set `here` (their folder): their two
+# Sourced by memory.sh, pair.sh, parse.sh and scaling.sh after they set `here` (their folder): their two
 # arguments, the tools they check for, and the helper programs they compile into WORK_DIR.
 #
 #   scale_args NAME [BUILD_DIR] [WORK_DIR]
 #       sets `build` (default: the checkout's build/) and `work` (default: a new folder under
-#       $TMPDIR named after NAME), and creates `work`; NAME (memory, parse, scaling) heads the
+#       $TMPDIR named after NAME), and creates `work`; NAME (memory, pair, parse, scaling) heads the
 #       script's messages
 #   scale_need FILE_OR_COMMAND HINT
 #       exits 2 when FILE_OR_COMMAND is not an executable or a command on PATH, saying HINT
