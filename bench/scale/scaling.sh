@@ -42,9 +42,6 @@ repeats:  $reps
 seed:     0
 EOF
 
-# stats: "median [min, max]" of the numbers on stdin, with FORMAT for each
-stats() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END { printf f " [" f ", " f "]", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-
 echo "| n | program | wall s | load s | solver s | evaluation s | evaluation / solver | peak RSS MB |"
 echo "|---|---|---|---|---|---|---|---|"
 for n in $sizes; do
@@ -67,8 +64,8 @@ for p in sorted(pathlib.Path(sys.argv[1]).rglob("run.json")):
 PY
   for solver in 1-thread 2-threads; do
     col() { awk -F'\t' -v s="$solver" -v c="$1" '$1 == s { print $c }' "$work/runs-$n.tsv"; }
-    share=$(paste <(col 5) <(col 4) | awk '{ print $1 / $2 }' | stats "%.2f")
-    echo "| $n | dualgap bcfw, $solver | $(col 2 | stats "%.2f") | $(col 3 | stats "%.2f") | $(col 4 | stats "%.2f") | $(col 5 | stats "%.2f") | $share | $(col 6 | stats "%.0f") |"
+    share=$(paste <(col 5) <(col 4) | awk '{ print $1 / $2 }' | scale_stats "%.2f")
+    echo "| $n | dualgap bcfw, $solver | $(col 2 | scale_stats "%.2f") | $(col 3 | scale_stats "%.2f") | $(col 4 | scale_stats "%.2f") | $(col 5 | scale_stats "%.2f") | $share | $(col 6 | scale_stats "%.0f") |"
   done
   walls=() rss=()
   for ((r = 0; r < reps; r++)); do
@@ -76,6 +73,6 @@ PY
     read -r w k < "$work/liblinear-$n.time"
     walls+=("$w") rss+=("$(awk -v k="$k" 'BEGIN { print k * 1024 / 1e6 }')")
   done
-  echo "| $n | liblinear-train -s 4 -e 0.1 | $(printf '%s\n' "${walls[@]}" | stats "%.2f") | | | | | $(printf '%s\n' "${rss[@]}" | stats "%.0f") |"
+  echo "| $n | liblinear-train -s 4 -e 0.1 | $(printf '%s\n' "${walls[@]}" | scale_stats "%.2f") | | | | | $(printf '%s\n' "${rss[@]}" | scale_stats "%.0f") |"
 done
 echo "files, logs and results: $work" >&2
