@@ -56,6 +56,14 @@ struct DataChanged : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A fault of the command's own options found at a run (a --data key its dataset plugin lacks):
+/// exit 2 as any option error. Every other error while a run is re-scored, configuration errors
+/// of the run's recorded config included (a parameter or expression a hand-edited run.json
+/// breaks), is that run's failure: named with its run.json, the other runs go on (exit 1).
+struct OptionError : ConfigError {
+  using ConfigError::ConfigError;
+};
+
 /// The data files of the run whose content hash now differs from the one run.json recorded
 /// (keys overridden by --data are not compared: they are meant to differ). Each entry: key,
 /// path, recorded, now (null: none recorded / no such file now).
@@ -121,7 +129,7 @@ Outcome evaluate_run(const fs::path& file, const std::vector<std::pair<std::stri
     bool known = false;
     for (auto& spec : data_schema(dp.description->params)) known = known || spec.name == k;
     if (!known)
-      throw ConfigError(fmt::format("--data {}=...: '{}' is not a parameter of dataset plugin '{}'", k, k,
+      throw OptionError(fmt::format("--data {}=...: '{}' is not a parameter of dataset plugin '{}'", k, k,
                                     cfg["data"]["plugin"].get<std::string>()));
     cfg["data"]["params"][k] = v;
   }
@@ -221,7 +229,7 @@ RescoreCounts rescore_runs(const RescoreOptions& opt, std::ostream& out) {
       if (opt.data.empty()) out << fmt::format(" (max relative difference to the recorded values {:.3g})", o.max_rel_diff);
       out << "\n";
       ++counts.done;
-    } catch (const ConfigError&) {
+    } catch (const OptionError&) {
       throw;
     } catch (const DataChanged& e) {
       std::cerr << f.string() << ": " << e.what() << "\n";
