@@ -128,6 +128,21 @@ inline doctest::skip needs_real_data() {
   return doctest::skip(!root || !*root);
 }
 
+/// Decorator of a test case that needs built-in plugins (file names such as "dualgap_bcfw.so"
+/// in the build's plugin folder): in a partial build without them the case is skipped and
+/// counted as skipped, never passed; under CI (--no-skip) it runs, and require_plugins fails it.
+inline doctest::skip needs_plugins(std::initializer_list<const char*> files) {
+  for (const char* f : files)
+    if (!std::filesystem::exists(std::filesystem::path(DUALGAP_TEST_PLUGIN_DIR) / f)) return doctest::skip(true);
+  return doctest::skip(false);
+}
+
+/// Inside a case marked needs_plugins(...): each file is in `dir` (the build's plugin folder or
+/// an installed copy of it), else the case fails naming it.
+inline void require_plugins(const std::filesystem::path& dir, std::initializer_list<const char*> files) {
+  for (const char* f : files) REQUIRE_MESSAGE(std::filesystem::exists(dir / f), "the built-in plugin " << f << " is not built");
+}
+
 /// Path of a real data file under DUALGAP_DATA, for a case marked needs_real_data(). A missing
 /// DUALGAP_DATA or file fails the case: it names what is missing.
 inline std::string real_data(const std::string& relative) {

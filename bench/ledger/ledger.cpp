@@ -213,10 +213,20 @@ std::string git_commit(const fs::path& dir) {
   }
 }
 
+/// The exit status CTest reads as "skipped" (bench/ledger/CMakeLists.txt: SKIP_RETURN_CODE).
+constexpr int kSkipped = 77;
+
 int check(const Ledger& l, const std::string& dualgap, const fs::path& out, bool update, bool record) {
   const char* data = std::getenv("DUALGAP_DATA");
-  if (!data || !*data)
-    throw UsageError("DUALGAP_DATA is not set: the ledger's workloads read the real data sets (docs/data.md)");
+  if (!data || !*data) {
+    // A developer's machine may have no data: the check is skipped (CTest's SKIP_RETURN_CODE 77,
+    // listed as not run), never passed; CI, which sets the data, fails on it.
+    const char* ci = std::getenv("CI");
+    if (ci && *ci)
+      throw UsageError("DUALGAP_DATA is not set: the ledger's workloads read the real data sets (docs/data.md)");
+    std::cout << "dualgap-ledger: skipped: DUALGAP_DATA is not set (the workloads read the real data sets, docs/data.md)\n";
+    return kSkipped;
+  }
   const fs::path counts_file = l.dir / "counts.json";
   json expected = json::object();
   if (fs::exists(counts_file)) {

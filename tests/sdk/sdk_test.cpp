@@ -130,7 +130,8 @@ TEST_CASE("sdk: new-plugin refuses bad usage and existing files") {
   CHECK(dualgap::scaffold::camel_case("my_chain_2") == "MyChain2");
 }
 
-TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests, and run in experiments") {
+TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests, and run in experiments" *
+          dualgap::test::needs_plugins({"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so", "dualgap_multiclass.so"})) {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
   dualgap::test::TempDir t;
@@ -231,11 +232,7 @@ TEST_CASE("sdk: skeletons of the four kinds build out of tree, pass their tests,
 
   // The generated experiments, with the built-in plugins they name.
   const fs::path builtin = s.libdir / "dualgap" / "plugins";
-  for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so", "dualgap_multiclass.so"})
-    if (!fs::exists(builtin / p)) {
-      MESSAGE("skipped the experiments: the built-in plugin " << p << " is not built");
-      return;
-    }
+  dualgap::test::require_plugins(builtin, {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so", "dualgap_multiclass.so"});
   for (const std::string kind : kinds) {
     const std::string name = name_of.at(kind);
     r = s.cli("run " + q(src / ("probe_" + kind) / "experiment.yaml") + " --out " + q(t.path / "results"), plugins);
@@ -330,17 +327,14 @@ TEST_CASE("sdk: Eigen alignment is pinned by the ABI: a -march=native plugin's d
   CHECK(r.output.find("must be 16") != std::string::npos);  // the #error of eigen_abi.hpp
 }
 
-TEST_CASE("sdk: an out-of-tree plugin's rule against the data is reported at its parameter's line by validate and run") {
+TEST_CASE("sdk: an out-of-tree plugin's rule against the data is reported at its parameter's line by validate and run" *
+          dualgap::test::needs_plugins({"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so"})) {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
   const Fixtures& f = fixtures();
   INFO(f.build.output);
   REQUIRE(f.build.status == 0);
-  for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so"})
-    if (!fs::exists(s.libdir / "dualgap" / "plugins" / p)) {
-      MESSAGE("skipped: the built-in plugin " << p << " is not built");
-      return;
-    }
+  dualgap::test::require_plugins(s.libdir / "dualgap" / "plugins", {"dualgap_bcfw.so", "dualgap_synthetic_multiclass.so"});
   dualgap::test::TempDir t;
   const fs::path exp = t.path / "exp.yaml";
   std::ofstream(exp) << "name: per-class\n"

@@ -72,16 +72,14 @@ TEST_CASE("tutorial: every shell block of docs/writing-an-oracle.md is tagged") 
   }
 }
 
-TEST_CASE("tutorial: the commands of docs/writing-an-oracle.md run from scaffold to experiment") {
+TEST_CASE("tutorial: the commands of docs/writing-an-oracle.md run from scaffold to experiment" *
+          dualgap::test::needs_plugins({"dualgap_bcfw.so", "dualgap_synthetic_chain.so", "dualgap_synthetic_multiclass.so",
+                                        "dualgap_chain_viterbi.so"})) {
   const Sdk& s = sdk();
   REQUIRE(s.ok);
   const fs::path builtin = s.libdir / "dualgap" / "plugins";
-  for (const char* p : {"dualgap_bcfw.so", "dualgap_synthetic_chain.so", "dualgap_synthetic_multiclass.so",
-                        "dualgap_chain_viterbi.so"})
-    if (!fs::exists(builtin / p)) {
-      MESSAGE("skipped: the built-in plugin " << p << " is not built");
-      return;
-    }
+  dualgap::test::require_plugins(builtin, {"dualgap_bcfw.so", "dualgap_synthetic_chain.so", "dualgap_synthetic_multiclass.so",
+                                           "dualgap_chain_viterbi.so"});
   dualgap::test::TempDir t;
   std::string script = "set -eu -o pipefail\nset -x\n";
   script += "export DUALGAP_SRC=" + q(DUALGAP_TEST_SOURCE_DIR) + "\n";
