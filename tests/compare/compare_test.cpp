@@ -432,3 +432,50 @@ TEST_CASE("repeats over different data splits (same group_key) form one band; bo
   CHECK(text.find("2 / 1.9; 11.8 / 11.7") != std::string::npos);
   CHECK(text.find("best upper bound") == std::string::npos);
 }
+
+TEST_CASE("a series never mixes experiments: two files sharing a problem and labels are two panels") {
+  TempDir tmp;
+  // Two experiment files on one problem (one group_key) with the same labels, as a column-
+  // generation run and a fixed restricted problem both name their solvers FCD-1: their curves
+  // end far apart (2.0 and 50.0), and a band over both would span them.
+  for (const std::string exp : {"cg", "fixed"}) {
+    const double end = exp == "cg" ? 2.0 : 50.0;
+    for (int r = 0; r < 2; ++r) {
+      json run = tiny_run(exp + "_r" + std::to_string(r), "FCD-1", {100.0, 60.0, end}, {0.0, 0.5, 1.0},
+                          {{"experiment", exp}, {"group_key", "G"}, {"problem_key", "G"}});
+      run["config"]["solver"]["plugin"] = "multiboost_cw";
+      write_run(tmp.path, run);
+    }
+  }
+  RunSet set = load_runs({tmp.path.string()});
+  REQUIRE(set.problems.size() == 2);
+  for (const Problem& p : set.problems) {
+    REQUIRE(p.runs.size() == 2);
+    const std::string experiment = set.runs[p.runs[0]].experiment;
+    CHECK(set.runs[p.runs[1]].experiment == experiment);  // each panel is one experiment's runs
+    CHECK(p.label.rfind(experiment, 0) == 0);               // and says which
+    const Curves c = make_curves(set, p, "passes", "primal", Options{});
+    REQUIRE(c.bands.size() == 1);
+    CHECK(c.bands[0].runs == 2);
+  }
+  // The bound of the exact problem is still shared: both experiments solve it.
+  CHECK(set.runs[0].best_upper == doctest::Approx(2.0));
+  CHECK(set.runs.back().best_upper == doctest::Approx(2.0));
+
+  SUBCASE("one experiment, one label, two configurations: refused, naming both files") {
+    json other = tiny_run("cg_r9", "FCD-1", {100.0, 60.0, 30.0}, {0.0, 0.5, 1.0},
+                          {{"experiment", "cg"}, {"group_key", "G"}, {"problem_key", "G"}});
+    other["config"]["solver"]["plugin"] = "multiboost_cw";
+    other["config"]["stop"] = {{"max_passes", 5}};
+    write_run(tmp.path, other);
+    try {
+      load_runs({tmp.path.string()});
+      FAIL("two configurations under one series were accepted");
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("cg_r9/run.json") != std::string::npos);
+      CHECK(what.find("cg_r0/run.json") != std::string::npos);
+      CHECK(what.find("config.stop") != std::string::npos);
+    }
+  }
+}

@@ -74,6 +74,11 @@ struct Run {
   /// run.json config.stop and config.sets (the budget and the --set overrides the run was made
   /// with), for check's comparison with a claim's scale.
   nlohmann::json protocol;
+  /// What a series' runs must share beyond their problem: the experiment, the solver section,
+  /// the stop and record rules (run.json config without the problem's sections, the seeds and
+  /// the repeat; a swept solver parameter is in the solver section). Runs of one label that
+  /// differ here are two series (separate_series in runs.cpp).
+  std::string series_config;
   std::map<std::string, std::vector<double>> curve;
   std::map<std::string, double> summary;
   std::size_t problem = 0;  ///< index into RunSet::problems

@@ -143,6 +143,13 @@ Run parse_run(RunFile file) {
   if (config.is_object())
     for (const char* k : {"stop", "sets"})
       if (config.contains(k)) run.protocol[k] = config[k];
+  {
+    json series = {{"experiment", run.experiment}};
+    if (config.is_object())
+      for (const char* k : {"solver", "stop", "record"})
+        if (config.contains(k)) series[k] = config[k];
+    run.series_config = json_text(series);
+  }
 
   run.curve = std::move(file.columns);
   auto summary = doc.find("summary");
@@ -226,6 +233,53 @@ bool matches_any(const std::vector<std::string>& globs, std::initializer_list<st
   return false;
 }
 
+// The first top-level key in which two series_config texts differ, for the refusal below.
+std::string first_difference(const std::string& a_text, const std::string& b_text) {
+  const json a = json::parse(a_text), b = json::parse(b_text);
+  for (const auto& [k, v] : a.items())
+    if (!b.contains(k) || b[k] != v) return k;
+  for (const auto& [k, v] : b.items())
+    if (!a.contains(k)) return k;
+  return "?";
+}
+
+// A series (one label of one problem) is the repeats of one configuration. Two experiment files
+// may share a problem and a label (a column-generation run and a fixed restricted problem, both
+// "FCD-1"): drawn as one series, each point would be a median over two different experiments
+// and its band would span both. Such a problem is split by experiment, so that each experiment
+// is a panel (titled by it) and a series never mixes them. Runs of one experiment whose label is
+// shared by different configurations (another budget, another solver setting under one name:
+// results of two versions of the file in one folder) cannot be told apart by a panel: refused,
+// naming both files and the key in which they differ.
+void separate_series(std::vector<Run>& runs) {
+  // (problem, label) -> one run per distinct configuration
+  std::map<std::pair<std::string, std::string>, std::vector<const Run*>> configs;
+  for (const Run& run : runs) {
+    auto& seen = configs[{run.problem_key, run.solver}];
+    if (std::none_of(seen.begin(), seen.end(), [&](const Run* r) { return r->series_config == run.series_config; }))
+      seen.push_back(&run);
+  }
+  std::set<std::string> split;
+  for (const auto& [key, seen] : configs) {
+    if (seen.size() < 2) continue;
+    for (std::size_t i = 0; i < seen.size(); ++i)
+      for (std::size_t j = i + 1; j < seen.size(); ++j)
+        if (seen[i]->experiment == seen[j]->experiment)
+          throw std::runtime_error(fmt::format(
+              "{} and {} are both the series '{}' of experiment '{}' but differ in config.{}: one series is the "
+              "repeats of one configuration; compare them apart (another results folder, --solver, --problem) or "
+              "give them different solver names",
+              seen[i]->path, seen[j]->path, key.second, seen[i]->experiment,
+              first_difference(seen[i]->series_config, seen[j]->series_config)));
+    split.insert(key.first);
+  }
+  for (Run& run : runs)
+    if (split.count(run.problem_key)) {
+      run.problem_key += "|experiment:" + run.experiment;
+      run.data_key += "|experiment:" + run.experiment;
+    }
+}
+
 }  // namespace
 
 void select_runs(RunSet& set, const Selection& selection) {
@@ -256,6 +310,7 @@ void group_runs(RunSet& set, const std::string& order) {
   set.problems.clear();
   set.solvers.clear();
   fill_solver_index(set.runs);
+  separate_series(set.runs);
   std::map<std::string, std::size_t> by_key;
   for (std::size_t i = 0; i < set.runs.size(); ++i) {
     Run& run = set.runs[i];
