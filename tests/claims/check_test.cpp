@@ -374,3 +374,57 @@ TEST_CASE("check: every experiment folder's claims.yaml reads, with a ci profile
   }
   CHECK(folders == 18);
 }
+
+TEST_CASE("check: a declared table reads each cell's runs at their end, beside the paper's number") {
+  Fixture f;
+  // Two solvers, three repeats each, at two lambdas: final test errors worked out by hand.
+  for (int r = 0; r < 3; ++r) {
+    write(f.results(), make_run("e", "A", r, gap_reaching(3, 5), {0.5, 0.4, 0.3, 0.2, 0.10 + 0.01 * r}, 0.01));
+    write(f.results(), make_run("e", "A", r, gap_reaching(3, 5), {0.5, 0.4, 0.3, 0.2, 0.30 + 0.02 * r}, 0.001));
+    write(f.results(), make_run("e", "B", r, gap_reaching(3, 5), {0.5, 0.4, 0.3, 0.2, 0.20 + 0.04 * r}, 0.01));
+  }
+  const fs::path p = f.claims(R"Y(  - {id: a, ref: T1, final: {a: A, metric: test_error, below: 1}}
+tables:
+  - ref: "Table 1"
+    caption: "test error (%)"
+    y: test_error
+    scale: 100
+    columns: [A, B]
+    rows:
+      - name: "lambda 1e-2"
+        paper: [10.5, null]
+        cells: [{solver: A, where: {problem.lambda: 0.01}}, {solver: B, where: {problem.lambda: 0.01}, stat: mean_std}]
+      - name: "all lambdas"
+        cells: [{solver: A, stat: min}, {solver: A, stat: max}]
+)Y");
+  const check::ClaimsFile file = check::read_claims(p.string());
+  REQUIRE(file.tables.size() == 1);
+  const auto set = compare::load_runs({f.results().string()});
+  const std::string md = check::table_markdown(set, file, file.tables[0]);
+  INFO(md);
+  // A at lambda 1e-2: 10, 11, 12 % -> median 11 [10, 12]; B: 20, 24, 28 % -> 24 +- 4.
+  CHECK(md.find("| lambda 1e-2 | 10.5 | 11 [10, 12] | — | 24 ± 4 |") != std::string::npos);
+  // over both lambdas A's final errors are 10 ... 34 %.
+  CHECK(md.find("| all lambdas | — | 10 | — | 34 |") != std::string::npos);
+  CHECK(md.find("|  | A: paper | A: ours | B: paper | B: ours |") != std::string::npos);
+
+  // A cell that selects no run is an error naming the declaration, never an empty cell.
+  check::ClaimsFile renamed = file;
+  renamed.tables[0].rows[0].cells[1].side.solver = "C";
+  CHECK_THROWS_WITH_AS(check::table_markdown(set, renamed, renamed.tables[0]),
+                       doctest::Contains("row 'lambda 1e-2', column 'B': no run of solver 'C'"), std::runtime_error);
+
+  // A row whose cells or paper numbers do not match the columns is refused at its line.
+  const fs::path bad = f.claims(R"Y(  - {id: a, ref: T1, final: {a: A, metric: test_error, below: 1}}
+tables:
+  - {ref: T, caption: c, y: test_error, columns: [A, B], rows: [{name: r, cells: [A]}]}
+)Y", "bad.yaml");
+  CHECK_THROWS_WITH_AS(check::read_claims(bad.string()), doctest::Contains("bad.yaml:6: tables[0].rows[0].cells: expected a list of 2 cells"),
+                       std::runtime_error);
+  const fs::path bad_stat = f.claims(R"Y(  - {id: a, ref: T1, final: {a: A, metric: test_error, below: 1}}
+tables:
+  - {ref: T, caption: c, y: test_error, stat: mode, columns: [A], rows: [{name: r, cells: [A]}]}
+)Y", "bad_stat.yaml");
+  CHECK_THROWS_WITH_AS(check::read_claims(bad_stat.string()), doctest::Contains("expected median_range, median, mean_std, min or max"),
+                       std::runtime_error);
+}

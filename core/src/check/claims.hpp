@@ -67,7 +67,9 @@ struct FigureDecl {
   std::string file;                      ///< the figure's file name beside the README (.svg or .png)
   std::string ref;                       ///< the paper's figure ("Fig. 4")
   std::string title;                     ///< the figure's title; empty: none
-  std::vector<std::string> experiments;  ///< the runs drawn; empty: the claims file's experiment
+  /// The runs drawn, their problems in this order (the paper's order of data sets); empty: the
+  /// claims file's experiment.
+  std::vector<std::string> experiments;
   /// Series drawn, in this order; empty: all. Each entry selects runs as a claim's side does (a
   /// solver label, optionally with experiment and `where` values), so that a figure can draw each
   /// solver at its own setting of a sweep (MultiBoost-CW: every solver at its C), as a claim reads it.
@@ -88,6 +90,34 @@ struct FigureDecl {
   std::string line;
 };
 
+/// A table of the paper an experiment folder reproduces (claims.yaml `tables:`), written by
+/// `dualgap reproduce` into the README as "paper | ours" columns: each cell reads the runs one
+/// Side selects, the value of `y` at each run's end, summarised by `stat` over those runs. The
+/// paper's numbers are typed here once, beside the cells that reproduce them.
+struct TableDecl {
+  /// How a cell summarises its runs' final values: the median with [min, max] over several runs
+  /// (the default), the median alone, the mean +- the standard deviation (the MultiBoost
+  /// legends), the minimum or maximum (the sparse BCD paper's Table 2: min, median, max).
+  enum class Stat { median_range, median, mean_std, min, max };
+  struct Cell {
+    Side side;
+    Stat stat = Stat::median_range;
+    double paper = compare::kNaN;  ///< the paper's number; NaN: the paper gives none
+  };
+  struct Row {
+    std::string name;
+    std::vector<Cell> cells;  ///< one per column
+  };
+  std::string ref;      ///< the paper's table ("Table 1")
+  std::string caption;  ///< what the table measures, in words, with its unit
+  std::string y;        ///< the series or column read at each run's end
+  double scale = 1;     ///< the runs' values times this (100: a fraction shown as a percentage)
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+  std::string note;     ///< a sentence under the table (what differs from the paper's protocol)
+  std::string line;     ///< "file:line" for messages
+};
+
 struct ClaimsFile {
   std::string path, paper, experiment;
   std::vector<Claim> claims;
@@ -96,6 +126,7 @@ struct ClaimsFile {
   std::vector<std::string> protocol;
   std::vector<CiRun> ci;
   std::vector<FigureDecl> figures;
+  std::vector<TableDecl> tables;
 };
 
 /// Whether `run` is one of the runs `side` reads: its series label, its experiment (the side's,
@@ -113,6 +144,15 @@ DUALGAP_API compare::RunSet figure_runs(const compare::RunSet& set, const Claims
 /// a row per problem, a panel per declared panel, the declared x and scales.
 DUALGAP_API nlohmann::json declared_figure_spec(const compare::RunSet& runs, const FigureDecl& figure,
                                                const compare::Options& options);
+
+/// A declared table as Markdown (a caption line, then the table: for each column the paper's
+/// number and ours), computed from `set`. Throws std::runtime_error naming the declaration when a
+/// cell selects no run, so a renamed solver cannot leave an empty cell.
+DUALGAP_API std::string table_markdown(const compare::RunSet& set, const ClaimsFile& file, const TableDecl& table);
+
+/// The final value of `name` of a run (a series as compare derives it, else a summary value);
+/// NaN when the run has none.
+DUALGAP_API double final_value(const compare::RunSet& set, const compare::Run& run, const std::string& name);
 
 enum class Verdict { holds, fails, not_measurable, skipped };
 DUALGAP_API const char* to_string(Verdict v);

@@ -126,7 +126,8 @@ struct ClaimsReader {
   }
 
   // `label`: where not null, the entry may also name its series in a figure's legend.
-  Side side(const YAML::Node& node, const std::string& what, std::string* label = nullptr) const {
+  // `extra`: one more key the entry may hold, read by the caller (a table cell's `stat`).
+  Side side(const YAML::Node& node, const std::string& what, std::string* label = nullptr, const char* extra = nullptr) const {
     Side s;
     if (node.IsScalar()) {
       s.solver = node.Scalar();
@@ -138,6 +139,8 @@ struct ClaimsReader {
     if (label) {
       only_keys(node, {"solver", "experiment", "where", "label"}, what);
       if (node["label"]) *label = str(node["label"], what + ".label");
+    } else if (extra) {
+      only_keys(node, {"solver", "experiment", "where", extra}, what);
     } else {
       only_keys(node, {"solver", "experiment", "where"}, what);
     }
@@ -383,7 +386,9 @@ struct ClaimsReader {
                                          std::string(k) == "y" ? "the series drawn" : "one sentence for the README"));
         FigurePanel panel;
         panel.line = where(p);
-        panel.y = series(p["y"], pw + ".y", compare::SeriesDef::Role::y, d.kind == FigureDecl::Kind::trade_off);
+        // Any series may be a panel's y: an x series too (the MultiBoost paper draws training
+        // time against boosting iterations).
+        panel.y = series(p["y"], pw + ".y", compare::SeriesDef::Role::y, true);
         // Suboptimalities and gaps fall over decades (log, as in the papers); errors and
         // objectives are read on a linear axis unless declared otherwise.
         panel.log_y = p["y_scale"] ? scale(p["y_scale"], pw + ".y_scale") : compare::is_convergence(panel.y);
@@ -395,6 +400,67 @@ struct ClaimsReader {
       out.push_back(std::move(d));
     }
     return out;
+  }
+
+  // `tables`: [{ref, caption, y, stat, scale, columns: [...], rows: [{name, paper: [...], cells: [...]}], note}].
+  std::vector<TableDecl> tables(const YAML::Node& node) const {
+    if (!node.IsSequence() || node.size() == 0) fail(node, "tables: expected a list of tables, found " + shown(node));
+    std::vector<TableDecl> out;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node t = node[i];
+      const std::string what = fmt::format("tables[{}]", i);
+      only_keys(t, {"ref", "caption", "y", "stat", "scale", "columns", "rows", "note"}, what);
+      for (const char* k : {"ref", "caption", "y", "columns", "rows"})
+        if (!t[k]) fail(t, fmt::format("{}: '{}' is required", what, k));
+      TableDecl d;
+      d.line = where(t);
+      d.ref = str(t["ref"], what + ".ref");
+      d.caption = str(t["caption"], what + ".caption");
+      d.y = series(t["y"], what + ".y", compare::SeriesDef::Role::y, true);
+      const TableDecl::Stat stat = t["stat"] ? table_stat(t["stat"], what + ".stat") : TableDecl::Stat::median_range;
+      if (t["scale"]) d.scale = number(t["scale"], what + ".scale", Range::positive);
+      if (t["note"]) d.note = str(t["note"], what + ".note");
+      d.columns = names(t["columns"], what + ".columns");
+      const YAML::Node rows = t["rows"];
+      if (!rows.IsSequence() || rows.size() == 0) fail(rows, what + ".rows: expected a list of rows {name, paper, cells}, found " + shown(rows));
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const YAML::Node row = rows[r];
+        const std::string rw = fmt::format("{}.rows[{}]", what, r);
+        only_keys(row, {"name", "paper", "cells"}, rw);
+        if (!row["name"] || !row["cells"]) fail(row, rw + ": 'name' and 'cells' are required");
+        TableDecl::Row out_row;
+        out_row.name = str(row["name"], rw + ".name");
+        const YAML::Node cells = row["cells"];
+        if (!cells.IsSequence() || cells.size() != d.columns.size())
+          fail(cells, fmt::format("{}.cells: expected a list of {} cells (one per column), found {}", rw, d.columns.size(), shown(cells)));
+        const YAML::Node paper = row["paper"];
+        if (paper && (!paper.IsSequence() || paper.size() != d.columns.size()))
+          fail(paper, fmt::format("{}.paper: expected a list of {} numbers or nulls (one per column), found {}", rw, d.columns.size(), shown(paper)));
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          const std::string cw = fmt::format("{}.cells[{}]", rw, c);
+          TableDecl::Cell cell;
+          cell.stat = stat;
+          const YAML::Node entry = cells[c];
+          if (entry.IsMap() && entry["stat"]) cell.stat = table_stat(entry["stat"], cw + ".stat");
+          cell.side = side(entry, cw, nullptr, "stat");
+          if (paper && !paper[c].IsNull()) cell.paper = number(paper[c], rw + ".paper", Range::any);
+          out_row.cells.push_back(std::move(cell));
+        }
+        d.rows.push_back(std::move(out_row));
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+
+  TableDecl::Stat table_stat(const YAML::Node& node, const std::string& what) const {
+    const std::string s = str(node, what);
+    if (s == "median_range") return TableDecl::Stat::median_range;
+    if (s == "median") return TableDecl::Stat::median;
+    if (s == "mean_std") return TableDecl::Stat::mean_std;
+    if (s == "min") return TableDecl::Stat::min;
+    if (s == "max") return TableDecl::Stat::max;
+    fail(node, what + ": expected median_range, median, mean_std, min or max, found '" + printable(s) + "'");
   }
 
   // `ci`: the small-scale profile tests/claims runs: [{file: EXPERIMENT.yaml, set: [KEY=VALUE, ...]}].
@@ -445,12 +511,13 @@ ClaimsFile read_claims(const std::string& path) {
   f.path = path;
   if (root.IsNull())
     throw std::runtime_error(path + ": no claims: the file is empty (expected a mapping with a 'claims' list)");
-  r.only_keys(root, {"paper", "experiment", "protocol", "ci", "claims", "figures"}, "claims file");
+  r.only_keys(root, {"paper", "experiment", "protocol", "ci", "claims", "figures", "tables"}, "claims file");
   if (root["paper"]) f.paper = r.str(root["paper"], "paper");
   if (root["experiment"]) f.experiment = r.str(root["experiment"], "experiment");
   if (root["protocol"]) f.protocol = r.protocol(root["protocol"]);
   if (root["ci"]) f.ci = r.ci(root["ci"]);
   if (root["figures"]) f.figures = r.figures(root["figures"]);
+  if (root["tables"]) f.tables = r.tables(root["tables"]);
   const YAML::Node claims = root["claims"];
   if (!claims) throw std::runtime_error(path + ": no claims: 'claims' (a list of claims) is missing");
   if (!claims.IsSequence()) r.fail(claims, "claims: expected a list of claims, found " + ClaimsReader::shown(claims));

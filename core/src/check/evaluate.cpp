@@ -112,6 +112,12 @@ std::vector<double> column(const RunSet& set, const Run& run, const std::string&
   return s;
 }
 
+}  // namespace
+
+double final_value(const RunSet& set, const Run& run, const std::string& name) { return last_finite(column(set, run, name)); }
+
+namespace {
+
 /// The run's value of `metric` at x = at (last checkpoint with x <= at), or its final value when
 /// `at` is NaN. Beyond its last checkpoint a run that finished by itself (status done: converged,
 /// e.g. boosting whose best edge is <= 1) keeps its final value; one stopped by a budget has none.

@@ -51,6 +51,13 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
         out.runs.push_back(r);
         out.runs.back().solver = *name;
       }
+  // Panels follow the declared experiments' order (a problem is placed where its first run
+  // is): the paper's column order of data sets, not the folder's file names.
+  if (!figure.experiments.empty())
+    std::stable_sort(out.runs.begin(), out.runs.end(), [&](const compare::Run& a, const compare::Run& b) {
+      const auto rank = [&](const std::string& e) { return std::find(experiments.begin(), experiments.end(), e) - experiments.begin(); };
+      return rank(a.experiment) < rank(b.experiment);
+    });
   if (!experiments.empty() && out.runs.empty())
     throw std::runtime_error(fmt::format("{}: figure '{}': no run of the experiment(s) {}{}", figure.line, figure.file,
                                          fmt::join(experiments, ", "),
@@ -69,13 +76,13 @@ compare::RunSet figure_runs(const compare::RunSet& set, const ClaimsFile& file, 
       throw std::runtime_error(fmt::format("{}: figure '{}': '{}' is neither a series of compare nor a column of these runs",
                                            line, figure.file, name));
   }
-  // A figure of task measures only (test error, train error, task loss: the same quantity
-  // whatever objective a solver minimises) draws every run on the same data in one panel, as the
-  // papers do (each boosting variant minimises its own loss, and compare keeps objectives apart);
-  // a panel of an objective's value, or of a raw column, keeps them apart.
+  // A figure of task measures, counts and times only (test error, task loss, solver time: the
+  // same quantity whatever objective a solver minimises) draws every run on the same data in one
+  // panel, as the papers do (each boosting variant minimises its own loss, and compare keeps
+  // objectives apart); a panel of an objective's value, or of a raw column, keeps them apart.
   const bool task_measures_only = std::all_of(figure.panels.begin(), figure.panels.end(), [](const FigurePanel& p) {
     const compare::SeriesDef* s = compare::find_series(p.y);
-    return s && s->task_measure;
+    return s && (s->task_measure || s->role == compare::SeriesDef::Role::x);
   });
   const bool trade_off = figure.kind == FigureDecl::Kind::trade_off;
   if (trade_off) {

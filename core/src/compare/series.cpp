@@ -100,6 +100,9 @@ std::vector<SeriesDef> build() {
                             return map_column(in.run, "oracle_time", [&](double v) { return in.oracle_cost * v; });
                           }),
                    {}, "oracle_time"));
+  // The boosting solvers' time in their master problem alone (the MultiBoost paper's "solver
+  // time"); solvers without a master problem record none.
+  r.push_back(with(x_axis("master_time", "time in the master problem", "s", raw("master_time")), {}, "master_time"));
   // ---- y: convergence measures against the best bounds of the run's exact problem ----
   r.push_back(with(y_axis("primal_subopt", "primal suboptimality", "", true, true, true,
                           [](const SeriesInput& in) {
