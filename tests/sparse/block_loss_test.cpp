@@ -186,3 +186,80 @@ TEST_CASE("block-loss oracles: structured data is refused with a clear message")
   auto o = test::make<BlockLossOracle>(Kind::oracle, "multiclass_sq_hinge");
   CHECK_THROWS_WITH_AS(o->bind(ex), doctest::Contains("multiclass data"), std::invalid_argument);
 }
+
+// The constant-step BCD's K_j = 4(K-1)/n sum_i x_ij^2 (the paper's Appendix A, and the authors'
+// lightning) against the exact block Lipschitz constant of the multiclass squared hinge, by brute
+// force: the block Hessian is largest with every margin active, H_j = (2/n) sum_i x_ij^2
+// sum_{r != y_i} (e_y - e_r)(e_y - e_r)^T, so lambda_max(H_j) is the best constant. K_j is
+// 2(K-1)/K times it for a feature seen in one class and K-1 times it for one spread evenly over
+// the classes (the bcd-fig2-4 README uses these two end points).
+TEST_CASE("multiclass squared hinge: K_j against the exact block Lipschitz constant") {
+  const int K = 5, per_class = 3, n = K * per_class;
+  // Feature 0 only in class 0; feature 1 equal (1) on every example; feature 2 generated.
+  Examples ex;
+  ex.num_classes = K;
+  DenseMatrix X = DenseMatrix::Zero(n, 3);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g(0, 1);
+  for (int i = 0; i < n; ++i) {
+    ex.y.push_back(i / per_class);
+    if (i / per_class == 0) X(i, 0) = 0.5 + i;
+    X(i, 1) = 1.0;
+    X(i, 2) = g(rng);
+  }
+  SparseMatrix S = X.sparseView();
+  S.makeCompressed();
+  ex.X = FeatureMatrix(std::move(S));
+  auto o = test::make<BlockLossOracle>(Kind::oracle, "multiclass_sq_hinge");
+  o->bind(ex);
+  std::vector<double> exact(3);
+  for (Eigen::Index j = 0; j < 3; ++j) {
+    CAPTURE(j);
+    Eigen::MatrixXd H = Eigen::MatrixXd::Zero(K, K);
+    for (int i = 0; i < n; ++i)
+      for (int r = 0; r < K; ++r) {
+        if (r == ex.y[i]) continue;
+        Eigen::VectorXd e = Eigen::VectorXd::Zero(K);
+        e[ex.y[i]] = 1;
+        e[r] = -1;
+        H += (2.0 / n) * X(i, j) * X(i, j) * e * e.transpose();
+      }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(H);
+    exact[j] = es.eigenvalues().maxCoeff();
+    const double Kj = o->block_lipschitz(j);
+    CHECK(Kj == doctest::Approx(4.0 * (K - 1) / n * X.col(j).squaredNorm()).epsilon(1e-14));
+    CHECK(Kj >= exact[j] * (1 - 1e-12));
+    CHECK(Kj <= (K - 1) * exact[j] * (1 + 1e-12));
+    // The exact constant is attained: at W = 0 every margin is 1, and a small step along the top
+    // eigenvector keeps them all active, so the block gradient moves by exactly lambda_max.
+    Eigen::VectorXd v = es.eigenvectors().col(K - 1) * 1e-3;
+    std::vector<double> G0(K), G1(K), h(K);
+    o->set_point(DenseMatrix::Zero(3, K));
+    o->block_gradient(j, G0.data(), h.data());
+    o->update_block(j, v.data());
+    o->block_gradient(j, G1.data(), h.data());
+    double dg = 0;
+    for (int r = 0; r < K; ++r) dg += (G1[r] - G0[r]) * (G1[r] - G0[r]);
+    CHECK(std::sqrt(dg) == doctest::Approx(exact[j] * v.norm()).epsilon(1e-9));
+    // No point moves the block gradient by more than lambda_max (random W and block steps).
+    for (unsigned t = 0; t < 20; ++t) {
+      DenseMatrix W = random_W(3, K, 300 + t, 1.0);
+      std::vector<double> delta(K);
+      for (int r = 0; r < K; ++r) delta[r] = g(rng);
+      o->set_point(W);
+      o->block_gradient(j, G0.data(), h.data());
+      o->update_block(j, delta.data());
+      o->block_gradient(j, G1.data(), h.data());
+      double dd = 0, dn = 0;
+      for (int r = 0; r < K; ++r) {
+        dd += (G1[r] - G0[r]) * (G1[r] - G0[r]);
+        dn += delta[r] * delta[r];
+      }
+      CHECK(std::sqrt(dd) <= exact[j] * std::sqrt(dn) * (1 + 1e-9));
+    }
+  }
+  // The two end points of K_j / lambda_max: one class (a star Laplacian, lambda_max = K against
+  // the bound 2(K-1)) and every class alike (a complete graph's Laplacian, K-1 times smaller).
+  CHECK(o->block_lipschitz(0) / exact[0] == doctest::Approx(2.0 * (K - 1) / K).epsilon(1e-12));
+  CHECK(o->block_lipschitz(1) / exact[1] == doctest::Approx(K - 1.0).epsilon(1e-12));
+}
