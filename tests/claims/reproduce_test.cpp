@@ -501,7 +501,7 @@ TEST_CASE("reproduce: runs a folder, checks it, draws its figure, shows the READ
   CHECK(r.output.find("+- **duality gap P - D**. Paper: The gap falls. Ours: It falls too.") != std::string::npos);
   CHECK(r.output.find("| gap-small") != std::string::npos);
   // not drawn beside the README yet: the index says so rather than showing a broken image
-  CHECK(r.output.find("+| [tiny](tiny/) | Fig. 1 | not drawn yet") != std::string::npos);
+  CHECK(r.output.find("+| [tiny](tiny/) | Fig. 1 | Fig. 1: not drawn yet") != std::string::npos);
   // 2 repeats at CI scale, not the YAML's 3
   int runs = 0;
   for (const auto& e : fs::recursive_directory_iterator(out)) runs += e.path().filename() == "run.json";

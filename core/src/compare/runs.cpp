@@ -143,11 +143,12 @@ Run parse_run(RunFile file) {
   if (config.is_object())
     for (const char* k : {"stop", "sets"})
       if (config.contains(k)) run.protocol[k] = config[k];
-  {
+  // A run.json without a recorded solver section (an older or damaged file) cannot tell its
+  // configuration: its series_config stays empty and it joins its label's series.
+  if (config.is_object() && config.contains("solver")) {
     json series = {{"experiment", run.experiment}};
-    if (config.is_object())
-      for (const char* k : {"solver", "stop", "record"})
-        if (config.contains(k)) series[k] = config[k];
+    for (const char* k : {"solver", "stop", "record"})
+      if (config.contains(k)) series[k] = config[k];
     run.series_config = json_text(series);
   }
 
@@ -255,6 +256,7 @@ void separate_series(std::vector<Run>& runs) {
   // (problem, label) -> one run per distinct configuration
   std::map<std::pair<std::string, std::string>, std::vector<const Run*>> configs;
   for (const Run& run : runs) {
+    if (run.series_config.empty()) continue;
     auto& seen = configs[{run.problem_key, run.solver}];
     if (std::none_of(seen.begin(), seen.end(), [&](const Run* r) { return r->series_config == run.series_config; }))
       seen.push_back(&run);
