@@ -14,7 +14,9 @@ Usage: DUALGAP_DATA=... /usr/bin/python3 cst_steps.py [PASSES=100] [--sector]   
 import bz2, gzip, os, sys
 import numpy as np
 
-data = os.environ.get("DUALGAP_DATA", "/work/shared/data")
+data = os.environ.get("DUALGAP_DATA")
+if not data:
+    sys.exit("cst_steps.py: set DUALGAP_DATA to the data folder (docs/data.md)")
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 passes = int(args[0]) if args else 100
 lam = 1e-3

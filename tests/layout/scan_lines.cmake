@@ -5,25 +5,35 @@
 # A whole rule over code (// comments skipped): scan_rule(RULE name FILES ${f} PATTERN "re"
 # MESSAGE "what is wrong" SUMMARY "what holds") fails with MESSAGE and the lines found, or prints
 # "name: <number of files> SUMMARY".
+# The lines of `text` as a CMake list in OUT: `;`, `\`, `[` and `]` would split, escape or group
+# list items (file(STRINGS) joins every line after an unbalanced `[`), so they travel as
+# placeholders; decoded_line(OUT coded) gives one line back as it was.
+function(encoded_lines out text)
+  string(REPLACE "\\" "<bs>" text "${text}")
+  string(REPLACE "[" "<lb>" text "${text}")
+  string(REPLACE "]" "<rb>" text "${text}")
+  string(REPLACE ";" "<sc>" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(${out} "${lines}" PARENT_SCOPE)
+endfunction()
+function(decoded_line out coded)
+  string(REPLACE "<sc>" ";" line "${coded}")
+  string(REPLACE "<lb>" "[" line "${line}")
+  string(REPLACE "<rb>" "]" line "${line}")
+  string(REPLACE "<bs>" "\\" line "${line}")
+  set(${out} "${line}" PARENT_SCOPE)
+endfunction()
+
 function(scan_lines)
   cmake_parse_arguments(S "SKIP_COMMENTS" "OUT;PATTERN" "FILES" ${ARGN})
   set(found "${${S_OUT}}")
   foreach(f ${S_FILES})
-    # Lines as a CMake list: `;`, `\`, `[` and `]` would split, escape or group list items
-    # (file(STRINGS) joins every line after an unbalanced `[`), so they travel as placeholders.
     file(READ ${ROOT}/${f} text)
-    string(REPLACE "\\" "<bs>" text "${text}")
-    string(REPLACE "[" "<lb>" text "${text}")
-    string(REPLACE "]" "<rb>" text "${text}")
-    string(REPLACE ";" "<sc>" text "${text}")
-    string(REPLACE "\n" ";" lines "${text}")
+    encoded_lines(lines "${text}")
     set(n 0)
     foreach(coded IN LISTS lines)
       math(EXPR n "${n} + 1")
-      string(REPLACE "<sc>" ";" line "${coded}")
-      string(REPLACE "<lb>" "[" line "${line}")
-      string(REPLACE "<rb>" "]" line "${line}")
-      string(REPLACE "<bs>" "\\" line "${line}")
+      decoded_line(line "${coded}")
       if(S_SKIP_COMMENTS AND line MATCHES "^[ \t]*//")
         continue()
       endif()
